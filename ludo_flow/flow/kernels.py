@@ -1,0 +1,519 @@
+"""Flow kernels: the whole rule set as numba functions over one fixed-size uint64 array.
+
+State layout (`STATE_SIZE` words, see the slot constants below): colour boards, a dame board
+(rooks and knights) and a knight board (display only: rooks and knights move alike), the
+board mask, then one word per field. In the choose phase the state also carries the keys of
+every arrangement produced since its step began (the loop rule needs them).
+
+Actions: a step `from-to` is `from * 64 + to`; a wash choice `~sq` is `WASH_BASE + sq`.
+All kernels trust their inputs: the State layer validates.
+"""
+import numpy as np
+from numba import njit, uint64
+
+from ..bits import bit, lsb, popcount
+from ..rng import rand_below
+
+WHITE, BLACK, DAMES, KNIGHTS, MASK = 0, 1, 2, 3, 4
+SIDE, STEP, PHASE, FIRST, TURNS, MAX_TURNS, RESULT, WIDTH, HEIGHT, NHIST = 5, 6, 7, 8, 9, 10, 11, 12, 13, 14
+HIST = 15
+MAX_WASHES = 32  # a 33rd wash within one step counts as a loop
+STATE_SIZE = HIST + MAX_WASHES + 1
+
+NO_SQUARE = 64
+PHASE_STEP, PHASE_CHOOSE = 0, 1
+ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
+WASH_BASE = 4096
+MAX_ACTIONS = 512  # >= 4 rays x 64 targets + 64 washes
+
+FILE_A = uint64(0x0101010101010101)
+FILE_H = uint64(0x8080808080808080)
+RANK_1 = uint64(0xFF)
+_M1 = uint64(0xBF58476D1CE4E5B9)
+_M2 = uint64(0x94D049BB133111EB)
+_K1 = uint64(0x9E3779B97F4A7C15)
+_K2 = uint64(0xD1B54A32D192ED03)
+_K3 = uint64(0x8CB92BA72F3D8DD7)
+
+# Directions as (file delta, rank delta): up, down, left, right.
+_DF = np.array([0, 0, -1, 1], dtype=np.int64)
+_DR = np.array([1, -1, 0, 0], dtype=np.int64)
+
+
+@njit(cache=True)
+def board_mask(width, height):
+    """Return the board of all squares inside a width x height board."""
+    row = (uint64(1) << uint64(width)) - uint64(1)
+    m = uint64(0)
+    for r in range(height):
+        m |= row << uint64(8 * r)
+    return m
+
+
+@njit(cache=True)
+def new_state(width, height, max_turns):
+    """Return an empty state (no pieces, White to move, step 1) on a width x height board."""
+    s = np.zeros(STATE_SIZE, dtype=np.uint64)
+    s[MASK] = board_mask(width, height)
+    s[WIDTH] = width
+    s[HEIGHT] = height
+    s[MAX_TURNS] = max_turns
+    s[FIRST] = NO_SQUARE
+    s[STEP] = 1
+    return s
+
+
+@njit(cache=True, inline="always")
+def _fmix(z):
+    z = (z ^ (z >> uint64(30))) * _M1
+    z = (z ^ (z >> uint64(27))) * _M2
+    return z ^ (z >> uint64(31))
+
+
+@njit(cache=True)
+def arrangement_key(white, black, dames):
+    """Return the 64-bit key of an arrangement (colour and pawn/dame of every square)."""
+    return _fmix(_fmix(_fmix(white ^ _K1) ^ black ^ _K2) ^ dames ^ _K3)
+
+
+@njit(cache=True)
+def wash_candidates(occ, width, mask):
+    """Return the board of all wash candidates of all walls of the occupancy `occ`."""
+    has_left = occ & ((occ << uint64(1)) & ~FILE_A)
+    has_right = occ & ((occ >> uint64(1)) & ~FILE_H)
+    left_edge = FILE_A & mask
+    right_edge = (FILE_A << uint64(width - 1)) & mask
+    return (has_left & has_right) | (left_edge & has_right) | (right_edge & has_left)
+
+
+@njit(cache=True)
+def wash(white, black, dames, knights, first, sq, mask):
+    """Return (white, black, dames, knights, first) after the piece on `sq` is washed home.
+
+    `first` (the first-moved piece's square or NO_SQUARE) follows the piece it names."""
+    occ = white | black
+    is_white = (white >> uint64(sq)) & uint64(1)
+    step = -8 if is_white else 8
+    nxt = sq + step
+    if nxt < 0 or nxt >= 64 or not ((mask >> uint64(nxt)) & uint64(1)):
+        moved = bit(sq)  # falls off the board
+    elif (occ >> uint64(nxt)) & uint64(1):
+        moved = bit(sq)  # the unbroken column behind moves one square
+        t = nxt
+        while t >= 0 and t < 64 and (occ >> uint64(t)) & uint64(1):
+            moved |= bit(t)
+            t += step
+    else:
+        t = nxt  # float over empty squares; stop before a piece or fall off
+        while True:
+            n = t + step
+            if n < 0 or n >= 64 or not ((mask >> uint64(n)) & uint64(1)):
+                t = -1
+                break
+            if (occ >> uint64(n)) & uint64(1):
+                break
+            t = n
+        b = bit(sq)
+        if t < 0:
+            if first == sq:
+                first = NO_SQUARE
+            return white & ~b, black & ~b, dames & ~b, knights & ~b, first
+        to = bit(t)
+        if first == sq:
+            first = t
+        if is_white:
+            white = (white & ~b) | to
+        else:
+            black = (black & ~b) | to
+        if (dames >> uint64(sq)) & uint64(1):
+            dames = (dames & ~b) | to
+        if (knights >> uint64(sq)) & uint64(1):
+            knights = (knights & ~b) | to
+        return white, black, dames, knights, first
+    # shift the squares in `moved` one rank towards the washed piece's home edge
+    if first != NO_SQUARE and (moved >> uint64(first)) & uint64(1):
+        f = first + step
+        first = f if (f >= 0 and f < 64 and (mask >> uint64(f)) & uint64(1)) else NO_SQUARE
+    if is_white:
+        white = (white & ~moved) | ((white & moved) >> uint64(8))
+        black = (black & ~moved) | ((black & moved) >> uint64(8))
+        dames = (dames & ~moved) | ((dames & moved) >> uint64(8))
+        knights = (knights & ~moved) | ((knights & moved) >> uint64(8))
+    else:
+        white = (white & ~moved) | (((white & moved) << uint64(8)) & mask)
+        black = (black & ~moved) | (((black & moved) << uint64(8)) & mask)
+        dames = (dames & ~moved) | (((dames & moved) << uint64(8)) & mask)
+        knights = (knights & ~moved) | (((knights & moved) << uint64(8)) & mask)
+    return white, black, dames, knights, first
+
+
+@njit(cache=True)
+def can_rest(white, black, dames, hist, nhist, width, mask):
+    """Return True if the current can come to rest from this arrangement without a loop.
+
+    `hist[:nhist]` holds the keys of every arrangement since the step began, this one
+    included; `hist` must have room for MAX_WASHES + 1 keys (it is used as scratch)."""
+    cands = wash_candidates(white | black, width, mask)
+    if cands == 0:
+        return True
+    sw = np.empty(MAX_WASHES + 2, dtype=np.uint64)
+    sb = np.empty(MAX_WASHES + 2, dtype=np.uint64)
+    sd = np.empty(MAX_WASHES + 2, dtype=np.uint64)
+    rem = np.empty(MAX_WASHES + 2, dtype=np.uint64)
+    top = 0
+    sw[0], sb[0], sd[0], rem[0] = white, black, dames, cands
+    nh = nhist
+    while top >= 0:
+        if rem[top] == 0 or nh - 1 >= MAX_WASHES:
+            top -= 1
+            nh -= 1
+            continue
+        c = lsb(rem[top])
+        rem[top] &= rem[top] - uint64(1)
+        w, b, d, _, _ = wash(sw[top], sb[top], sd[top], uint64(0), NO_SQUARE, c, mask)
+        key = arrangement_key(w, b, d)
+        seen = False
+        for i in range(nh):
+            if hist[i] == key:
+                seen = True
+                break
+        if seen:
+            continue
+        nc = wash_candidates(w | b, width, mask)
+        if nc == 0:
+            return True
+        top += 1
+        sw[top], sb[top], sd[top], rem[top] = w, b, d, nc
+        hist[nh] = key
+        nh += 1
+    return False
+
+
+@njit(cache=True)
+def _step_is_legal(white, black, dames, frm, to, width, mask, scratch):
+    """Return True if moving the piece on `frm` to `to` lets the current come to rest."""
+    f = bit(frm)
+    t = bit(to)
+    if (white >> uint64(frm)) & uint64(1):
+        white = (white & ~f) | t
+    else:
+        black = (black & ~f) | t
+    if (dames >> uint64(frm)) & uint64(1):
+        dames = (dames & ~f) | t
+    if wash_candidates(white | black, width, mask) == 0:
+        return True
+    scratch[0] = arrangement_key(white, black, dames)
+    return can_rest(white, black, dames, scratch, 1, width, mask)
+
+
+@njit(cache=True)
+def _steps(state, out, stop_at_first):
+    """Write the legal steps of the side to move into `out`; return their number.
+
+    With `stop_at_first`, return 1 as soon as one legal step is found (out is untouched)."""
+    side = state[SIDE]
+    own = state[BLACK] if side else state[WHITE]
+    white = state[WHITE]
+    black = state[BLACK]
+    dames = state[DAMES]
+    occ = white | black
+    mask = state[MASK]
+    width = np.int64(state[WIDTH])
+    height = np.int64(state[HEIGHT])
+    if state[STEP] == 2 and state[FIRST] != NO_SQUARE:
+        own &= ~bit(state[FIRST])
+    forward = -1 if side else 1
+    scratch = np.empty(MAX_WASHES + 1, dtype=np.uint64)
+    n = 0
+    pieces = own
+    while pieces:
+        frm = lsb(pieces)
+        pieces &= pieces - uint64(1)
+        is_dame = (dames >> uint64(frm)) & uint64(1)
+        f0 = frm & 7
+        r0 = frm >> 3
+        for d in range(4):
+            df = _DF[d]
+            dr = _DR[d]
+            if not is_dame and dr == -forward:
+                continue  # pawns never move backward
+            limit = 8 if is_dame else 2
+            f = f0
+            r = r0
+            for _ in range(limit):
+                f += df
+                r += dr
+                if f < 0 or f >= width or r < 0 or r >= height:
+                    break
+                to = r * 8 + f
+                if (occ >> uint64(to)) & uint64(1):
+                    break
+                if _step_is_legal(white, black, dames, frm, to, width, mask, scratch):
+                    if stop_at_first:
+                        return 1
+                    out[n] = frm * 64 + to
+                    n += 1
+    return n
+
+
+@njit(cache=True)
+def has_legal_step(state):
+    """Return True if the side to move has at least one legal step (the current one)."""
+    dummy = np.empty(0, dtype=np.int32)
+    return _steps(state, dummy, True) > 0
+
+
+@njit(cache=True)
+def _wash_is_legal(state, sq, scratch):
+    """Return True if washing `sq` in the choose phase neither loops nor dooms the current."""
+    nh = np.int64(state[NHIST])
+    if nh - 1 >= MAX_WASHES:
+        return False
+    mask = state[MASK]
+    w, b, d, _, _ = wash(state[WHITE], state[BLACK], state[DAMES], uint64(0), NO_SQUARE, sq, mask)
+    key = arrangement_key(w, b, d)
+    for i in range(nh):
+        scratch[i] = state[HIST + i]
+        if scratch[i] == key:
+            return False
+    scratch[nh] = key
+    return can_rest(w, b, d, scratch, nh + 1, np.int64(state[WIDTH]), mask)
+
+
+@njit(cache=True)
+def legal_actions(state, out):
+    """Write the legal actions into `out` (length >= MAX_ACTIONS); return their number."""
+    if state[RESULT] != ONGOING:
+        return 0
+    if state[PHASE] == PHASE_CHOOSE:
+        cands = wash_candidates(state[WHITE] | state[BLACK], np.int64(state[WIDTH]), state[MASK])
+        scratch = np.empty(MAX_WASHES + 1, dtype=np.uint64)
+        n = 0
+        while cands:
+            sq = lsb(cands)
+            cands &= cands - uint64(1)
+            if _wash_is_legal(state, sq, scratch):
+                out[n] = WASH_BASE + sq
+                n += 1
+        return n
+    if state[STEP] == 1 and state[TURNS] >= state[MAX_TURNS]:
+        return 0
+    return _steps(state, out, False)
+
+
+@njit(cache=True)
+def _far_edge(side, mask, height):
+    """Return the board of the far edge of `side` (White: the top rank, Black: rank 1)."""
+    if side == 0:
+        return mask & (RANK_1 << uint64(8 * (height - 1)))
+    return mask & RANK_1
+
+
+@njit(cache=True)
+def _current_at_rest(s):
+    """Finish a step whose current is at rest: wins, then the second step or the next turn."""
+    s[PHASE] = PHASE_STEP
+    s[NHIST] = 0
+    side = s[SIDE]
+    height = np.int64(s[HEIGHT])
+    mine = s[BLACK] if side else s[WHITE]
+    theirs = s[WHITE] if side else s[BLACK]
+    if mine & _far_edge(side, s[MASK], height):
+        s[RESULT] = BLACK_WINS if side else WHITE_WINS
+        return
+    if theirs & _far_edge(side ^ uint64(1), s[MASK], height):
+        s[RESULT] = WHITE_WINS if side else BLACK_WINS
+        return
+    if s[STEP] == 1:
+        s[STEP] = 2
+        if has_legal_step(s):
+            return
+    s[SIDE] = side ^ uint64(1)
+    s[STEP] = 1
+    s[FIRST] = NO_SQUARE
+    s[TURNS] += uint64(1)
+    if s[TURNS] >= s[MAX_TURNS]:
+        s[RESULT] = DRAW
+
+
+@njit(cache=True)
+def _push_key(s):
+    nh = s[NHIST]
+    if nh <= MAX_WASHES:  # never write past the history (inputs are trusted, memory is not)
+        s[HIST + nh] = arrangement_key(s[WHITE], s[BLACK], s[DAMES])
+        s[NHIST] = nh + uint64(1)
+
+
+@njit(cache=True)
+def _wash_in_place(s, sq):
+    w, b, d, k, first = wash(s[WHITE], s[BLACK], s[DAMES], s[KNIGHTS], np.int64(s[FIRST]), sq, s[MASK])
+    s[WHITE], s[BLACK], s[DAMES], s[KNIGHTS], s[FIRST] = w, b, d, k, first
+
+
+@njit(cache=True)
+def apply(state, action, out):
+    """Write into `out` the state after `action` (a legal action); `out` may be `state`."""
+    if out is not state:
+        out[:] = state
+    s = out
+    if action >= WASH_BASE:
+        _wash_in_place(s, action - WASH_BASE)
+        _push_key(s)
+    else:
+        frm = action >> 6
+        to = action & 63
+        f = bit(frm)
+        t = bit(to)
+        if (s[WHITE] >> uint64(frm)) & uint64(1):
+            s[WHITE] = (s[WHITE] & ~f) | t
+        else:
+            s[BLACK] = (s[BLACK] & ~f) | t
+        if (s[DAMES] >> uint64(frm)) & uint64(1):
+            s[DAMES] = (s[DAMES] & ~f) | t
+        if (s[KNIGHTS] >> uint64(frm)) & uint64(1):
+            s[KNIGHTS] = (s[KNIGHTS] & ~f) | t
+        if s[STEP] == 1:
+            s[FIRST] = to
+        s[NHIST] = 0
+        width = np.int64(s[WIDTH])
+        if wash_candidates(s[WHITE] | s[BLACK], width, s[MASK]) == 0:
+            _current_at_rest(s)
+            return
+        _push_key(s)
+    width = np.int64(s[WIDTH])
+    while True:
+        cands = wash_candidates(s[WHITE] | s[BLACK], width, s[MASK])
+        if cands == 0:
+            _current_at_rest(s)
+            return
+        if cands & (cands - uint64(1)):
+            s[PHASE] = PHASE_CHOOSE  # two or more candidates: the stepping player chooses
+            return
+        if s[NHIST] > MAX_WASHES:
+            return  # unreachable for legal input; keeps a bad action from spinning forever
+        _wash_in_place(s, lsb(cands))
+        _push_key(s)
+
+
+@njit(cache=True)
+def result(state):
+    """Return ONGOING, WHITE_WINS, BLACK_WINS or DRAW for this state."""
+    r = state[RESULT]
+    if r != ONGOING or state[PHASE] == PHASE_CHOOSE or state[STEP] != 1:
+        return np.int64(r)
+    if state[TURNS] >= state[MAX_TURNS]:
+        return DRAW
+    if not has_legal_step(state):
+        return WHITE_WINS if state[SIDE] else BLACK_WINS
+    return ONGOING
+
+
+@njit(cache=True)
+def is_terminal(state):
+    """Return True if the game is over in this state."""
+    return result(state) != ONGOING
+
+
+@njit(cache=True)
+def returns(state):
+    """Return White's result: +1 win, -1 loss, 0 draw or game not over."""
+    r = result(state)
+    if r == WHITE_WINS:
+        return 1.0
+    if r == BLACK_WINS:
+        return -1.0
+    return 0.0
+
+
+@njit(cache=True)
+def current_player(state):
+    """Return the player to decide: 0 White, 1 Black (also in the choose phase)."""
+    return np.int64(state[SIDE])
+
+
+@njit(cache=True)
+def hash_key(state):
+    """Return a 64-bit key of everything that decides the legal actions and the result."""
+    h = arrangement_key(state[WHITE], state[BLACK], state[DAMES])
+    h = _fmix(h ^ (state[SIDE] | (state[STEP] << uint64(1)) | (state[PHASE] << uint64(3))
+                   | (state[FIRST] << uint64(4)) | (state[TURNS] << uint64(12))
+                   | (state[RESULT] << uint64(40))))
+    if state[PHASE] == PHASE_CHOOSE:
+        acc = uint64(0)
+        for i in range(np.int64(state[NHIST])):
+            acc ^= _fmix(state[HIST + i] ^ _K2)  # the loop rule uses the set of keys
+        h = _fmix(h ^ acc)
+    return h
+
+
+@njit(cache=True)
+def evaluate(state):
+    """Return a heuristic value in (-1, 1) from White's side (+ good for White).
+
+    The race to the far edge decides Flow, so the score weighs each side's most advanced
+    piece (squared, so the last ranks count most), the sum of advancement, and material."""
+    height = np.int64(state[HEIGHT])
+    span = height - 1
+    score = 0.0
+    for side in range(2):
+        pieces = state[BLACK] if side else state[WHITE]
+        best = 0
+        total = 0
+        cnt = 0
+        while pieces:
+            sq = lsb(pieces)
+            pieces &= pieces - uint64(1)
+            r = sq >> 3
+            adv = span - r if side else r
+            total += adv
+            cnt += 1
+            if adv > best:
+                best = adv
+        v = 3.0 * (best * best) / (span * span) + 0.5 * total / (span * 8.0) + 0.25 * cnt
+        score += -v if side else v
+    return np.tanh(score / 4.0)
+
+
+@njit(cache=True)
+def playout(state, rng):
+    """Play uniformly random legal actions from `state` (unchanged) to the end; return White's result."""
+    s = state.copy()
+    buf = np.empty(MAX_ACTIONS, dtype=np.int32)
+    while True:
+        n = legal_actions(s, buf)
+        if n == 0:
+            return returns(s)
+        apply(s, buf[rand_below(rng, n)], s)
+
+
+@njit(cache=True)
+def perft(state, depth):
+    """Return the number of leaves of the decision tree `depth` plies below `state`."""
+    if depth == 0:
+        return np.int64(1)
+    states = np.empty((depth, STATE_SIZE), dtype=np.uint64)
+    acts = np.empty((depth, MAX_ACTIONS), dtype=np.int32)
+    counts = np.zeros(depth, dtype=np.int64)
+    idx = np.zeros(depth, dtype=np.int64)
+    states[0, :] = state
+    counts[0] = legal_actions(states[0], acts[0])
+    if depth == 1:
+        return counts[0]
+    total = np.int64(0)
+    level = 0
+    while level >= 0:
+        if idx[level] >= counts[level]:
+            level -= 1
+            continue
+        a = acts[level, idx[level]]
+        idx[level] += 1
+        child = states[level + 1]
+        apply(states[level], a, child)
+        n = legal_actions(child, acts[level + 1])
+        if level + 2 == depth:
+            total += n  # bulk count: the leaves are the children of this node
+        else:
+            level += 1
+            counts[level] = n
+            idx[level] = 0
+    return total
