@@ -1,0 +1,24 @@
+"""ludo_flow: exact, fast engines for the abstract games Flow and Tolkuchka.
+
+    >>> import ludo_flow
+    >>> game = ludo_flow.load_game("flow", "fountain", max_turns=100)
+    >>> state = game.new_initial_state()
+    >>> state.apply(state.parse_action("a2-b2"))
+"""
+from .errors import ActionError, LudoFlowError, ParameterError, PositionError
+from .flow.game import FlowGame, FlowState
+
+__version__ = "0.1.0"
+
+GAMES = {"flow": FlowGame}
+
+
+def load_game(name, variant=None, **params):
+    """Return the Game called `name` ('flow' or 'tolkuchka') with a variant and parameters."""
+    if name not in GAMES:
+        raise ParameterError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}")
+    return GAMES[name](variant, **params)
+
+
+__all__ = ["load_game", "GAMES", "FlowGame", "FlowState", "LudoFlowError", "PositionError",
+           "ActionError", "ParameterError"]

@@ -1,0 +1,231 @@
+"""Flow for people and notebooks: `FlowGame` (variants, parameters) and `FlowState`."""
+import re
+
+import numpy as np
+
+from ..errors import ActionError, PositionError
+from ..game import Game, State
+from ..render import ascii_board, parse_square, square_name, svg_board
+from . import kernels as K
+
+PIECE_LETTERS = "PRNprn"
+_TURN_LIMIT = 65535
+
+
+def _bits(board):
+    """Return the square indices set in a uint64 board, ascending."""
+    board = int(board)
+    return [sq for sq in range(64) if board >> sq & 1]
+
+
+def _piece_map(array):
+    """Return {square: letter} of the pieces of a Flow state array."""
+    white, black, dames, knights = (int(array[i]) for i in (K.WHITE, K.BLACK, K.DAMES, K.KNIGHTS))
+    pieces = {}
+    for sq in _bits(white | black):
+        letter = "N" if knights >> sq & 1 else "R" if dames >> sq & 1 else "P"
+        pieces[sq] = letter if white >> sq & 1 else letter.lower()
+    return pieces
+
+
+class FlowState(State):
+    """A Flow position: a settled position between steps, or a choose phase mid-current."""
+
+    @property
+    def width(self):
+        """Return the number of files."""
+        return int(self._array[K.WIDTH])
+
+    @property
+    def height(self):
+        """Return the number of ranks."""
+        return int(self._array[K.HEIGHT])
+
+    @property
+    def step(self):
+        """Return 1 or 2: which step of the turn the player to move is making."""
+        return int(self._array[K.STEP])
+
+    @property
+    def choosing(self):
+        """Return True in the choose phase (the player who stepped picks a piece to wash)."""
+        return int(self._array[K.PHASE]) == K.PHASE_CHOOSE
+
+    @property
+    def turns(self):
+        """Return the number of completed turns (both players' turns counted)."""
+        return int(self._array[K.TURNS])
+
+    @property
+    def first_moved(self):
+        """Return the square of the piece moved by this turn's first step, or None."""
+        sq = int(self._array[K.FIRST])
+        return None if sq == K.NO_SQUARE or self.step == 1 else sq
+
+    def pieces(self):
+        """Return {square index: letter} for every piece ('P', 'R', 'N' White; lower case Black)."""
+        return _piece_map(self._array)
+
+    def wash_candidates(self):
+        """Return the squares of all wash candidates (empty when the current is at rest)."""
+        occ = self._array[K.WHITE] | self._array[K.BLACK]
+        return _bits(K.wash_candidates(occ, self.width, self._array[K.MASK]))
+
+    def action_to_string(self, action):
+        """Return an action in notation: 'b2-b4' for a step, '~d4' for a wash choice."""
+        action = int(action)
+        if K.WASH_BASE <= action < K.WASH_BASE + 64:
+            return "~" + square_name(action - K.WASH_BASE)
+        if 0 <= action < K.WASH_BASE:
+            return square_name(action >> 6) + "-" + square_name(action & 63)
+        raise ActionError(f"{action} is not a Flow action (0..{K.WASH_BASE + 63})")
+
+    def _check_notation(self, text):
+        m = re.fullmatch(r"~([a-h][1-8])|([a-h][1-8])-([a-h][1-8])", text)
+        if not m:
+            raise ActionError(f"{text!r} is not Flow notation (a step 'b2-b4' or a wash '~d4')")
+        for name in m.groups():
+            if name:
+                parse_square(name, self.width, self.height)
+
+    def to_string(self):
+        """Return the position string (ValueError in the choose phase, which has none)."""
+        if self.choosing:
+            raise PositionError("a choose-phase state has no position string; "
+                                "give the position before the step and the actions after it")
+        pieces = self.pieces()
+        ranks = []
+        for r in range(self.height - 1, -1, -1):
+            text, empty = "", 0
+            for f in range(self.width):
+                letter = pieces.get(r * 8 + f)
+                if letter is None:
+                    empty += 1
+                    continue
+                if empty:
+                    text += str(empty)
+                    empty = 0
+                text += letter
+            ranks.append(text + (str(empty) if empty else ""))
+        first = self.first_moved
+        side = "b" if self.current_player() else "w"
+        return (f"{'/'.join(ranks)} {side} {self.step} "
+                f"{'-' if first is None else square_name(first)} {self.turns}")
+
+    def _status(self):
+        side = "Black" if self.current_player() else "White"
+        if self.is_terminal():
+            return {"1-0": "White wins", "0-1": "Black wins"}.get(self.result_string(), "Draw")
+        if self.choosing:
+            cands = " ".join("~" + square_name(s) for s in self.wash_candidates())
+            return f"{side} chooses a piece to wash: {cands}"
+        first = self.first_moved
+        moved = f", first moved {square_name(first)}" if first is not None else ""
+        return (f"{side} to move, step {self.step}{moved}; "
+                f"turn {self.turns}/{self.game.params['max_turns']}")
+
+    def __str__(self):
+        return ascii_board(self.width, self.height, self.pieces(), self._status())
+
+    def _repr_svg_(self):
+        pieces = {}
+        for sq, letter in self.pieces().items():
+            white = letter.isupper()
+            pieces[sq] = ("#fafafa", "#222") if white else ("#222", "#fafafa")
+            pieces[sq] += ("" if letter in "Pp" else letter.upper(),)
+        marks = self.wash_candidates() if self.choosing else ()
+        return svg_board(self.width, self.height, pieces, marks, self._status())
+
+
+class FlowGame(Game):
+    """Flow: pick a variant ('standard', 'stones', 'fountain') and `max_turns` (default 200)."""
+
+    name = "flow"
+    game_id = 0
+    kernels = K
+    state_class = FlowState
+    variants = {
+        "standard": "1r1n1n1r/p1p1p1p1/1p1p1p1p/8/8/P1P1P1P1/1P1P1P1P/R1N1N1R1 w 1 - 0",
+        "stones": "p1pp1p/p1pp1p/6/6/P1PP1P/P1PP1P w 1 - 0",
+        "fountain": "p1p1p/p1p1p/5/P1P1P/P1P1P w 1 - 0",
+    }
+    param_ranges = {"max_turns": (200, 1, _TURN_LIMIT)}
+
+    def _parse_position(self, text):
+        if not isinstance(text, str):
+            raise PositionError(f"a position string is a str, got {text!r}")
+        fields = text.split()
+        if len(fields) != 5:
+            raise PositionError(
+                f"a Flow position has 5 fields (board side step first-moved turns), got {len(fields)}: {text!r}")
+        board, side, step, first, turns = fields
+        ranks = board.split("/")
+        height = len(ranks)
+        if not 4 <= height <= 8:
+            raise PositionError(f"the board must have 4 to 8 ranks, got {height}")
+        pieces = {}
+        width = None
+        for i, rank_text in enumerate(ranks):
+            r = height - 1 - i
+            f = 0
+            for ch in rank_text:
+                if ch.isdigit() and ch != "0":
+                    f += int(ch)
+                elif ch in PIECE_LETTERS:
+                    if f < 8:
+                        pieces[r * 8 + f] = ch
+                    f += 1
+                else:
+                    raise PositionError(f"unexpected character {ch!r} in rank {r + 1} of {board!r}")
+            if width is None:
+                width = f
+            elif f != width:
+                raise PositionError(f"rank {r + 1} has {f} squares but rank {height} has {width}")
+        if not 4 <= width <= 8:
+            raise PositionError(f"the board must have 4 to 8 files, got {width}")
+        if side not in ("w", "b"):
+            raise PositionError(f"side to move must be 'w' or 'b', got {side!r}")
+        if step not in ("1", "2"):
+            raise PositionError(f"step must be 1 or 2, got {step!r}")
+        if not turns.isdigit() or int(turns) > _TURN_LIMIT:
+            raise PositionError(f"completed turns must be an integer in [0, {_TURN_LIMIT}], got {turns!r}")
+        max_turns = self.params["max_turns"]
+        s = K.new_state(width, height, max_turns)
+        for sq, letter in pieces.items():
+            b = np.uint64(1 << sq)
+            s[K.WHITE if letter.isupper() else K.BLACK] |= b
+            if letter in "RNrn":
+                s[K.DAMES] |= b
+            if letter in "Nn":
+                s[K.KNIGHTS] |= b
+        s[K.SIDE] = 1 if side == "b" else 0
+        s[K.STEP] = int(step)
+        s[K.TURNS] = int(turns)
+        occ = s[K.WHITE] | s[K.BLACK]
+        walls = K.wash_candidates(occ, width, s[K.MASK])
+        if walls:
+            names = " ".join(square_name(q) for q in _bits(walls))
+            raise PositionError(f"the board has a wall (wash candidates {names}): "
+                                "a position string shows the current at rest")
+        for colour, edge, who in ((K.WHITE, height - 1, "White"), (K.BLACK, 0, "Black")):
+            on_edge = [q for q in _bits(s[colour]) if q >> 3 == edge]
+            if on_edge:
+                raise PositionError(f"{who} has a piece on its far edge ({square_name(on_edge[0])}): "
+                                    "the game would already be over")
+        if first == "-":
+            if step == "2":
+                s[K.FIRST] = K.NO_SQUARE  # the first-moved piece fell off: any piece may move
+        else:
+            if step == "1":
+                raise PositionError("step 1 cannot name a first-moved square (use '-')")
+            try:
+                sq = parse_square(first, width, height)
+            except ActionError as err:
+                raise PositionError(f"bad first-moved square: {err}") from None
+            mover = K.BLACK if side == "b" else K.WHITE
+            if not int(s[mover]) >> sq & 1:
+                raise PositionError(f"the first-moved square {first} holds no piece of the side to move")
+            s[K.FIRST] = sq
+        if step == "2" and not K.has_legal_step(s):
+            raise PositionError("at step 2 the side to move must have a legal step")
+        return s

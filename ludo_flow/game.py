@@ -1,0 +1,211 @@
+"""The friendly layer shared by both games: `Game` makes states, `State` wraps one kernel array.
+
+A game module provides a `Game` subclass that names its kernel module and implements the
+game's notation, position strings and board pictures; everything else lives here, so both
+games answer the same calls. This layer validates every input and raises a `LudoFlowError`
+(a `ValueError`) that says what is wrong; the kernels below it trust their inputs.
+"""
+import re
+
+import numpy as np
+
+from .errors import ActionError, ParameterError
+
+_buffers = {}
+
+
+def _action_buffer(size):
+    """Return a reusable int32 buffer for legal-action generation (one per size)."""
+    buf = _buffers.get(size)
+    if buf is None:
+        buf = _buffers[size] = np.empty(size, dtype=np.int32)
+    return buf
+
+
+class Game:
+    """A game with its variant and parameters: the factory of its states."""
+
+    name = ""          # "flow" or "tolkuchka"
+    game_id = -1       # the id the jitted dispatch uses (ludo_flow.dispatch)
+    kernels = None     # the game's kernel module
+    variants = {}      # variant name -> position string
+    default_variant = "standard"
+    param_ranges = {}  # parameter -> (default, minimum, maximum)
+
+    def __init__(self, variant=None, **params):
+        variant = self.default_variant if variant is None else variant
+        if variant not in self.variants:
+            raise ParameterError(
+                f"unknown {self.name} variant {variant!r}; choose one of {', '.join(self.variants)}")
+        self.variant = variant
+        self.params = {}
+        for key, (default, _, _) in self.param_ranges.items():
+            self.params[key] = default
+        for key, value in params.items():
+            self.params[key] = self._check_param(key, value)
+
+    def _check_param(self, key, value):
+        if key not in self.param_ranges:
+            allowed = ", ".join(self.param_ranges) or "none"
+            raise ParameterError(f"unknown {self.name} parameter {key!r}; allowed: {allowed}")
+        _, lo, hi = self.param_ranges[key]
+        if isinstance(value, str):
+            try:
+                value = int(value)
+            except ValueError:
+                raise ParameterError(f"parameter {key} must be an integer, got {value!r}") from None
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+            raise ParameterError(f"parameter {key} must be an integer, got {value!r}")
+        if not lo <= value <= hi:
+            raise ParameterError(f"parameter {key} must be in [{lo}, {hi}], got {value}")
+        return int(value)
+
+    def new_initial_state(self):
+        """Return the start position of this game's variant."""
+        return self.from_string(self.variants[self.variant])
+
+    def from_string(self, text):
+        """Return the state a position string describes (raises PositionError if it is bad)."""
+        return self.state_class(self, self._parse_position(text))
+
+    def from_array(self, array):
+        """Return a State wrapping a copy of a kernel state array (trusted: no validation)."""
+        return self.state_class(self, np.array(array, dtype=np.uint64, copy=True))
+
+    def spec(self):
+        """Return a JSON-friendly description: game name, variant and parameters."""
+        return {"game": self.name, "variant": self.variant, "params": dict(self.params)}
+
+    def __repr__(self):
+        params = "".join(f", {k}={v}" for k, v in self.params.items())
+        return f"{type(self).__name__}({self.variant!r}{params})"
+
+    def __eq__(self, other):
+        return type(self) is type(other) and self.variant == other.variant and self.params == other.params
+
+    def __hash__(self):
+        return hash((type(self), self.variant, tuple(sorted(self.params.items()))))
+
+    # Hooks a game implements.
+    state_class = None
+
+    def _parse_position(self, text):
+        raise NotImplementedError
+
+
+class State:
+    """One position of a game, with its decision history hidden in the kernel array."""
+
+    def __init__(self, game, array):
+        self.game = game
+        self._array = array
+
+    @property
+    def array(self):
+        """Return the kernel state array (read it, never write it: copy first)."""
+        return self._array
+
+    @property
+    def kernels(self):
+        """Return the game's kernel module."""
+        return self.game.kernels
+
+    def legal_actions(self):
+        """Return the legal actions as a list of ints (empty when the game is over)."""
+        buf = _action_buffer(self.kernels.MAX_ACTIONS)
+        n = self.kernels.legal_actions(self._array, buf)
+        return buf[:n].tolist()
+
+    def is_legal(self, action):
+        """Return True if `action` (an int) is legal here."""
+        return isinstance(action, (int, np.integer)) and int(action) in self.legal_actions()
+
+    def _check_legal(self, action):
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise ActionError(f"an action is an int (use parse_action for notation), got {action!r}")
+        legal = self.legal_actions()
+        if int(action) not in legal:
+            if not legal:
+                raise ActionError(f"action {action} is illegal: the game is over")
+            names = " ".join(sorted(self.action_to_string(a) for a in legal))
+            raise ActionError(f"action {action} is illegal here; legal: {names}")
+        return int(action)
+
+    def apply(self, action):
+        """Play a legal action (an int) on this state in place; return None."""
+        action = self._check_legal(action)
+        self.kernels.apply(self._array, action, self._array)
+
+    def child(self, action):
+        """Return a new state: this one after a legal action (this one is unchanged)."""
+        action = self._check_legal(action)
+        out = np.empty_like(self._array)
+        self.kernels.apply(self._array, action, out)
+        return type(self)(self.game, out)
+
+    def clone(self):
+        """Return an independent copy of this state."""
+        return type(self)(self.game, self._array.copy())
+
+    def is_terminal(self):
+        """Return True if the game is over."""
+        return bool(self.kernels.is_terminal(self._array))
+
+    def returns(self):
+        """Return [White's, Black's] result: +1 win, -1 loss, 0 draw (0, 0 while not over)."""
+        r = float(self.kernels.returns(self._array))
+        return [r, -r]
+
+    def current_player(self):
+        """Return the player to decide: 0 White, 1 Black."""
+        return int(self.kernels.current_player(self._array))
+
+    def result_string(self):
+        """Return '1-0', '0-1', '1/2-1/2' for a finished game, '*' for one still going."""
+        r = int(self.kernels.result(self._array))
+        return {1: "1-0", 2: "0-1", 3: "1/2-1/2"}.get(r, "*")
+
+    def parse_action(self, text):
+        """Return the legal action written `text` in the game's notation (ActionError if none)."""
+        if not isinstance(text, str):
+            raise ActionError(f"an action in notation is a string, got {text!r}")
+        wanted = text.strip()
+        legal = self.legal_actions()
+        for a in legal:
+            if self.action_to_string(a) == wanted:
+                return a
+        self._check_notation(wanted)
+        if not legal:
+            raise ActionError(f"{wanted!r} is illegal: the game is over")
+        names = " ".join(sorted(self.action_to_string(a) for a in legal))
+        raise ActionError(f"{wanted!r} is not a legal action here; legal: {names}")
+
+    def apply_sequence(self, text):
+        """Play actions written in notation, separated by spaces or commas, in place; return self."""
+        if not isinstance(text, str):
+            raise ActionError(f"actions in notation are a string, got {text!r}")
+        for word in re.split(r"[\s,]+", text.strip()):
+            if word:
+                self.apply(self.parse_action(word))
+        return self
+
+    def __eq__(self, other):
+        return (isinstance(other, State) and self.game == other.game
+                and np.array_equal(self._array, other._array))
+
+    def __hash__(self):
+        return hash((self.game, self._array.tobytes()))
+
+    def __repr__(self):
+        try:
+            text = self.to_string()
+        except ValueError:
+            text = "choose phase"
+        return f"<{type(self).__name__} {text}>"
+
+    # Hooks a game implements: action_to_string, _check_notation, to_string, __str__, _repr_svg_.
+    def action_to_string(self, action):
+        raise NotImplementedError
+
+    def _check_notation(self, text):
+        raise NotImplementedError
