@@ -35,9 +35,6 @@ _K1 = uint64(0x9E3779B97F4A7C15)
 _K2 = uint64(0xD1B54A32D192ED03)
 _K3 = uint64(0x8CB92BA72F3D8DD7)
 
-# Directions as (file delta, rank delta): up, down, left, right.
-_DF = np.array([0, 0, -1, 1], dtype=np.int64)
-_DR = np.array([1, -1, 0, 0], dtype=np.int64)
 
 
 @njit(cache=True)
@@ -190,7 +187,7 @@ def can_rest(white, black, dames, hist, nhist, width, mask):
 
 
 @njit(cache=True)
-def _step_is_legal(white, black, dames, frm, to, width, mask, scratch):
+def _step_is_legal(white, black, dames, frm, to, width, mask):
     """Return True if moving the piece on `frm` to `to` lets the current come to rest."""
     f = bit(frm)
     t = bit(to)
@@ -198,69 +195,183 @@ def _step_is_legal(white, black, dames, frm, to, width, mask, scratch):
         white = (white & ~f) | t
     else:
         black = (black & ~f) | t
+    if wash_candidates(white | black, width, mask) == 0:
+        return True  # the common case: no wall, nothing to resolve
     if (dames >> uint64(frm)) & uint64(1):
         dames = (dames & ~f) | t
-    if wash_candidates(white | black, width, mask) == 0:
-        return True
-    scratch[0] = arrangement_key(white, black, dames)
-    return can_rest(white, black, dames, scratch, 1, width, mask)
+    return _rests_after_step(white, black, dames, width, mask)
 
 
 @njit(cache=True)
-def _steps(state, out, stop_at_first):
-    """Write the legal steps of the side to move into `out`; return their number.
+def _rests_after_step(white, black, dames, width, mask):
+    """Return True if the current started by a step that made this arrangement can rest."""
+    # Most currents are a short forced chain: follow it with the keys in registers and
+    # allocate the search's memory only at a choice or a long chain.
+    k0 = arrangement_key(white, black, dames)
+    k1 = k0
+    k2 = k0
+    n = 1
+    while n < 3:
+        cands = wash_candidates(white | black, width, mask)
+        if cands == 0:
+            return True
+        if cands & (cands - uint64(1)):
+            break
+        white, black, dames, _, _ = wash(white, black, dames, uint64(0), NO_SQUARE, lsb(cands), mask)
+        key = arrangement_key(white, black, dames)
+        if key == k0 or (n > 1 and key == k1):
+            return False  # a forced wash repeats an arrangement: no choice can avoid the loop
+        if n == 1:
+            k1 = key
+        else:
+            k2 = key
+        n += 1
+    hist = np.empty(MAX_WASHES + 1, dtype=np.uint64)
+    hist[0] = k0
+    hist[1] = k1
+    hist[2] = k2
+    return can_rest(white, black, dames, hist, n, width, mask)
 
-    With `stop_at_first`, return 1 as soon as one legal step is found (out is untouched)."""
+
+NUM_STEP_SETS = 10  # pawn: forward 1/2, left 1/2, right 1/2; dame: up, down, left, right
+
+
+@njit(cache=True)
+def step_targets(state):
+    """Return the 10 boards of squares the mover's pieces can step to (legal or not).
+
+    Sets 0-5 are pawn steps (forward 1, forward 2, left 1, left 2, right 1, right 2), sets
+    6-9 dame rays (up, down, left, right). Each target square of a set has exactly one
+    origin (`step_origin`), so the boards' popcounts count the candidate steps."""
     side = state[SIDE]
     own = state[BLACK] if side else state[WHITE]
+    if state[STEP] == 2 and state[FIRST] != NO_SQUARE:
+        own &= ~bit(state[FIRST])  # the first-moved piece may not make the second step
+    mask = state[MASK]
+    empty = mask & ~(state[WHITE] | state[BLACK])
+    pawns = own & ~state[DAMES]
+    dames = own & state[DAMES]
+    not_a = ~FILE_A
+    not_h = ~FILE_H
+    if side:
+        fwd1 = (pawns >> uint64(8)) & empty
+        fwd2 = (fwd1 >> uint64(8)) & empty
+    else:
+        fwd1 = (pawns << uint64(8)) & empty
+        fwd2 = (fwd1 << uint64(8)) & empty
+    left1 = (pawns >> uint64(1)) & not_h & empty
+    left2 = (left1 >> uint64(1)) & not_h & empty
+    right1 = (pawns << uint64(1)) & not_a & empty
+    right2 = (right1 << uint64(1)) & not_a & empty
+    up = (dames << uint64(8)) & empty
+    down = (dames >> uint64(8)) & empty
+    left = (dames >> uint64(1)) & not_h & empty
+    right = (dames << uint64(1)) & not_a & empty
+    for _ in range(6):
+        up |= (up << uint64(8)) & empty
+        down |= (down >> uint64(8)) & empty
+        left |= (left >> uint64(1)) & not_h & empty
+        right |= (right << uint64(1)) & not_a & empty
+    return (fwd1, fwd2, left1, left2, right1, right2, up, down, left, right)
+
+
+@njit(cache=True)
+def step_origin(state, set_index, to):
+    """Return the square a step of target set `set_index` to square `to` starts from."""
+    fwd = -8 if state[SIDE] else 8
+    if set_index == 0:
+        return to - fwd
+    if set_index == 1:
+        return to - 2 * fwd
+    if set_index == 2:
+        return to + 1
+    if set_index == 3:
+        return to + 2
+    if set_index == 4:
+        return to - 1
+    if set_index == 5:
+        return to - 2
+    back = -8 if set_index == 6 else 8 if set_index == 7 else 1 if set_index == 8 else -1
+    occ = state[WHITE] | state[BLACK]
+    frm = to + back
+    while not (occ >> uint64(frm)) & uint64(1):
+        frm += back  # the squares between a dame and its target are empty
+    return frm
+
+
+@njit(cache=True)
+def _steps(state, out):
+    """Write the legal steps of the side to move into `out`; return their number."""
+    sets = step_targets(state)
     white = state[WHITE]
     black = state[BLACK]
     dames = state[DAMES]
-    occ = white | black
     mask = state[MASK]
     width = np.int64(state[WIDTH])
-    height = np.int64(state[HEIGHT])
-    if state[STEP] == 2 and state[FIRST] != NO_SQUARE:
-        own &= ~bit(state[FIRST])
-    forward = -1 if side else 1
-    scratch = np.empty(MAX_WASHES + 1, dtype=np.uint64)
     n = 0
-    pieces = own
-    while pieces:
-        frm = lsb(pieces)
-        pieces &= pieces - uint64(1)
-        is_dame = (dames >> uint64(frm)) & uint64(1)
-        f0 = frm & 7
-        r0 = frm >> 3
-        for d in range(4):
-            df = _DF[d]
-            dr = _DR[d]
-            if not is_dame and dr == -forward:
-                continue  # pawns never move backward
-            limit = 8 if is_dame else 2
-            f = f0
-            r = r0
-            for _ in range(limit):
-                f += df
-                r += dr
-                if f < 0 or f >= width or r < 0 or r >= height:
-                    break
-                to = r * 8 + f
-                if (occ >> uint64(to)) & uint64(1):
-                    break
-                if _step_is_legal(white, black, dames, frm, to, width, mask, scratch):
-                    if stop_at_first:
-                        return 1
-                    out[n] = frm * 64 + to
-                    n += 1
+    for i in range(NUM_STEP_SETS):
+        targets = sets[i]
+        while targets:
+            to = lsb(targets)
+            targets &= targets - uint64(1)
+            frm = step_origin(state, i, to)
+            if _step_is_legal(white, black, dames, frm, to, width, mask):
+                out[n] = frm * 64 + to
+                n += 1
     return n
 
 
 @njit(cache=True)
 def has_legal_step(state):
     """Return True if the side to move has at least one legal step (the current one)."""
-    dummy = np.empty(0, dtype=np.int32)
-    return _steps(state, dummy, True) > 0
+    # The same scan as _steps, stopping at the first legal step and needing no buffer.
+    sets = step_targets(state)
+    width = np.int64(state[WIDTH])
+    for i in range(NUM_STEP_SETS):
+        targets = sets[i]
+        while targets:
+            to = lsb(targets)
+            targets &= targets - uint64(1)
+            frm = step_origin(state, i, to)
+            if _step_is_legal(state[WHITE], state[BLACK], state[DAMES], frm, to, width, state[MASK]):
+                return True
+    return False
+
+
+@njit(cache=True)
+def random_step(state, rng, buf):
+    """Return a uniformly random legal step (-1 if none), by exact rejection sampling.
+
+    A uniform pick among the candidate steps that turns out legal is uniform among the
+    legal ones; after 8 misses the legal steps are generated in full into `buf`."""
+    sets = step_targets(state)
+    total = 0
+    for i in range(NUM_STEP_SETS):
+        total += popcount(sets[i])
+    if total == 0:
+        return -1
+    white = state[WHITE]
+    black = state[BLACK]
+    dames = state[DAMES]
+    mask = state[MASK]
+    width = np.int64(state[WIDTH])
+    for _ in range(8):
+        k = rand_below(rng, total)
+        i = 0
+        while popcount(sets[i]) <= k:
+            k -= popcount(sets[i])
+            i += 1
+        targets = sets[i]
+        for _ in range(k):
+            targets &= targets - uint64(1)
+        to = lsb(targets)
+        frm = step_origin(state, i, to)
+        if _step_is_legal(white, black, dames, frm, to, width, mask):
+            return frm * 64 + to
+    n = _steps(state, buf)
+    if n == 0:
+        return -1
+    return np.int64(buf[rand_below(rng, n)])
 
 
 @njit(cache=True)
@@ -298,7 +409,7 @@ def legal_actions(state, out):
         return n
     if state[STEP] == 1 and state[TURNS] >= state[MAX_TURNS]:
         return 0
-    return _steps(state, out, False)
+    return _steps(state, out)
 
 
 @njit(cache=True)
@@ -479,11 +590,18 @@ def playout(state, rng):
     """Play uniformly random legal actions from `state` (unchanged) to the end; return White's result."""
     s = state.copy()
     buf = np.empty(MAX_ACTIONS, dtype=np.int32)
-    while True:
-        n = legal_actions(s, buf)
-        if n == 0:
-            return returns(s)
-        apply(s, buf[rand_below(rng, n)], s)
+    while s[RESULT] == ONGOING:
+        if s[PHASE] == PHASE_CHOOSE:
+            n = legal_actions(s, buf)
+            action = np.int64(buf[rand_below(rng, n)])
+        else:
+            if s[STEP] == 1 and s[TURNS] >= s[MAX_TURNS]:
+                break
+            action = random_step(s, rng, buf)
+            if action < 0:
+                break
+        apply(s, action, s)
+    return returns(s)
 
 
 @njit(cache=True)
