@@ -586,10 +586,13 @@ def evaluate(state):
 
 
 @njit(cache=True)
-def playout(state, rng):
-    """Play uniformly random legal actions from `state` (unchanged) to the end; return White's result."""
+def playout_with_length(state, rng):
+    """Play uniformly random legal actions from `state` (unchanged) to the end.
+
+    Return (White's result, number of plies played)."""
     s = state.copy()
     buf = np.empty(MAX_ACTIONS, dtype=np.int32)
+    plies = 0
     while s[RESULT] == ONGOING:
         if s[PHASE] == PHASE_CHOOSE:
             n = legal_actions(s, buf)
@@ -601,7 +604,14 @@ def playout(state, rng):
             if action < 0:
                 break
         apply(s, action, s)
-    return returns(s)
+        plies += 1
+    return returns(s), plies
+
+
+@njit(cache=True)
+def playout(state, rng):
+    """Play uniformly random legal actions from `state` (unchanged) to the end; return White's result."""
+    return playout_with_length(state, rng)[0]
 
 
 @njit(cache=True)

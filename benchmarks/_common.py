@@ -1,0 +1,69 @@
+"""What every benchmark script shares: the machine description, medians, tables, JSON output."""
+import json
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+
+def machine():
+    """Return a description of this machine and the software versions that matter for speed."""
+    import numba
+    import numpy
+    cpu = platform.processor() or "unknown"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return {"platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(),
+            "python": platform.python_version(), "numba": numba.__version__, "numpy": numpy.__version__,
+            "date": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def median_rate(fn, repeats):
+    """Call fn() `repeats` times; fn returns a work count; return (median per second, all rates)."""
+    rates = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        work = fn()
+        rates.append(work / (time.perf_counter() - start))
+    return statistics.median(rates), rates
+
+
+def timed(fn):
+    """Return (fn()'s value, seconds it took)."""
+    start = time.perf_counter()
+    value = fn()
+    return value, time.perf_counter() - start
+
+
+def run_seconds(cmd, env=None):
+    """Run a command line; return (seconds it took, its stdout). Raise if it fails."""
+    start = time.perf_counter()
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+    return time.perf_counter() - start, out.stdout
+
+
+def cli_command(*args):
+    """Return the argv that runs `ludo-flow ARGS` with this interpreter."""
+    return [sys.executable, "-m", "ludo_flow.cli", *args]
+
+
+def report(title, rows, payload, out_path):
+    """Print a two-column table of (label, value) rows and write `payload` as JSON to out_path."""
+    info = payload["machine"]
+    print(f"{title}\n{info['cpu']} ({info['cores']} cores), {info['platform']}, "
+          f"python {info['python']}, numba {info['numba']}, numpy {info['numpy']}")
+    width = max(len(label) for label, _ in rows)
+    for label, value in rows:
+        print(f"  {label:<{width}}  {value}")
+    out_path = Path(out_path)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(payload, indent=2) + "\n")
+    print(f"(written to {out_path})")
