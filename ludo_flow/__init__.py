@@ -7,10 +7,11 @@
 """
 from .errors import ActionError, LudoFlowError, ParameterError, PositionError
 from .flow.game import FlowGame, FlowState
+from .tolkuchka.game import TolkuchkaGame, TolkuchkaState
 
 __version__ = "0.1.0"
 
-GAMES = {"flow": FlowGame}
+GAMES = {"flow": FlowGame, "tolkuchka": TolkuchkaGame}
 
 
 def load_game(name, variant=None, **params):
@@ -20,5 +21,5 @@ def load_game(name, variant=None, **params):
     return GAMES[name](variant, **params)
 
 
-__all__ = ["load_game", "GAMES", "FlowGame", "FlowState", "LudoFlowError", "PositionError",
+__all__ = ["load_game", "GAMES", "FlowGame", "FlowState", "TolkuchkaGame", "TolkuchkaState", "LudoFlowError", "PositionError",
            "ActionError", "ParameterError"]

@@ -54,7 +54,7 @@ def state_from_args(args):
 
 
 def cmd_perft(args):
-    """Print perft (and with --divide each action's subtree count); the count is the last line."""
+    """Print perft (with --divide first each action, sorted by notation, and its count); the count last."""
     if args.depth < 0:
         raise CommandError(f"--depth must be >= 0, got {args.depth}")
     state = state_from_args(args)
@@ -62,7 +62,7 @@ def cmd_perft(args):
     start = time.perf_counter()
     if args.divide and args.depth > 0:
         total = 0
-        for a in state.legal_actions():
+        for a in sorted(state.legal_actions(), key=state.action_to_string):
             child = state.child(a)
             n = int(k.perft(child.array, args.depth - 1))
             total += n

@@ -1,0 +1,178 @@
+"""Tolkuchka for people and notebooks: `TolkuchkaGame` (parameters) and `TolkuchkaState`."""
+import re
+
+import numpy as np
+
+from ..errors import ActionError, PositionError
+from ..game import Game, State
+from ..render import ascii_board, parse_square, square_name, svg_board
+from . import kernels as K
+
+_COUNTER_LIMIT = 1 << 32
+
+
+def _squares(board):
+    """Return the square indices set in a uint64 board, ascending."""
+    board = int(board)
+    return [sq for sq in range(64) if board >> sq & 1]
+
+
+def _on_one_line(a, b):
+    """Return True if squares a != b share a rank, a file or a diagonal."""
+    df, dr = (b & 7) - (a & 7), (b >> 3) - (a >> 3)
+    return (df, dr) != (0, 0) and (df == 0 or dr == 0 or abs(df) == abs(dr))
+
+
+class TolkuchkaState(State):
+    """A Tolkuchka position: the checkers, the side to move, the ko and the draw counters."""
+
+    def checkers(self):
+        """Return {square index: 'W' or 'B'} for every checker."""
+        out = {sq: "W" for sq in _squares(self._array[K.WHITE])}
+        out.update({sq: "B" for sq in _squares(self._array[K.BLACK])})
+        return out
+
+    @property
+    def ko(self):
+        """Return (tail, landing) of the previous ply's knocking move, or None."""
+        word = int(self._array[K.KO])
+        if word == K.NO_KO:
+            return None
+        return (word - 1) >> 6, (word - 1) & 63
+
+    @property
+    def quiet(self):
+        """Return the number of consecutive plies that knocked no checker."""
+        return int(self._array[K.QUIET])
+
+    @property
+    def plies(self):
+        """Return the number of plies played."""
+        return int(self._array[K.PLIES])
+
+    def action_to_string(self, action):
+        """Return a move in notation: the tail's square and the square it lands on, 'b4-d6'."""
+        action = int(action)
+        if not 0 <= action < 512:
+            raise ActionError(f"{action} is not a Tolkuchka action (0..511)")
+        tail = action >> 3
+        if not int(self._array[K.WHITE] | self._array[K.BLACK]) >> tail & 1:
+            raise ActionError(f"{action} names no row here: {square_name(tail)} is empty")
+        return square_name(tail) + "-" + square_name(int(K.landing_square(self._array, action)))
+
+    def _check_notation(self, text):
+        m = re.fullmatch(r"([a-h][1-8])-([a-h][1-8])", text)
+        if not m:
+            raise ActionError(f"{text!r} is not Tolkuchka notation (tail-landing, like 'b4-d6')")
+        tail, landing = parse_square(m.group(1)), parse_square(m.group(2))
+        if not _on_one_line(tail, landing):
+            raise ActionError(f"{text!r} is not a move along a line")
+
+    def to_string(self):
+        """Return the position string (ranks 8..1, side, ko move, quiet plies, plies)."""
+        board = self.checkers()
+        ranks = []
+        for r in range(7, -1, -1):
+            text, empty = "", 0
+            for f in range(8):
+                c = board.get(r * 8 + f)
+                if c is None:
+                    empty += 1
+                    continue
+                if empty:
+                    text += str(empty)
+                    empty = 0
+                text += c
+            ranks.append(text + (str(empty) if empty else ""))
+        ko = self.ko
+        ko_text = "-" if ko is None else f"{square_name(ko[0])}-{square_name(ko[1])}"
+        side = "b" if self.current_player() else "w"
+        return f"{'/'.join(ranks)} {side} {ko_text} {self.quiet} {self.plies}"
+
+    def _status(self):
+        if self.is_terminal():
+            return {"1-0": "White wins", "0-1": "Black wins"}.get(self.result_string(), "Draw")
+        side = "Black" if self.current_player() else "White"
+        ko = self.ko
+        ko_text = f"; ko after {square_name(ko[0])}-{square_name(ko[1])}" if ko else ""
+        p = self.game.params
+        return (f"{side} to move; ply {self.plies}/{p['max_plies']}, "
+                f"quiet {self.quiet}/{p['quiet_plies']}{ko_text}")
+
+    def __str__(self):
+        return ascii_board(8, 8, self.checkers(), self._status())
+
+    def _repr_svg_(self):
+        pieces = {sq: (("#fafafa", "#222", "") if c == "W" else ("#222", "#fafafa", ""))
+                  for sq, c in self.checkers().items()}
+        marks = (self.ko[1],) if self.ko else ()
+        return svg_board(8, 8, pieces, marks, self._status())
+
+
+class TolkuchkaGame(Game):
+    """Tolkuchka: the standard setup, `quiet_plies` (default 50) and `max_plies` (default 400)."""
+
+    name = "tolkuchka"
+    game_id = 1
+    kernels = K
+    state_class = TolkuchkaState
+    variants = {"standard": "8/2BBB3/1W1B4/W1W1B1B1/1W1W1B1B/4W1B1/3WWW2/8 w - 0 0"}
+    param_ranges = {"quiet_plies": (K.DEFAULT_QUIET_PLIES, 1, 100000),
+                    "max_plies": (K.DEFAULT_MAX_PLIES, 1, 1000000)}
+
+    def _parse_position(self, text):
+        if not isinstance(text, str):
+            raise PositionError(f"a position string is a str, got {text!r}")
+        fields = text.split()
+        if len(fields) != 5:
+            raise PositionError("a Tolkuchka position has 5 fields (board side ko quiet plies), "
+                                f"got {len(fields)}: {text!r}")
+        board, side, ko, quiet, plies = fields
+        ranks = board.split("/")
+        if len(ranks) != 8:
+            raise PositionError(f"the board must have 8 ranks, got {len(ranks)}")
+        white = black = 0
+        for i, rank_text in enumerate(ranks):
+            r = 7 - i
+            f = 0
+            for ch in rank_text:
+                if ch in "12345678":
+                    f += int(ch)
+                elif ch in "WB":
+                    if f < 8:
+                        if ch == "W":
+                            white |= 1 << (r * 8 + f)
+                        else:
+                            black |= 1 << (r * 8 + f)
+                    f += 1
+                else:
+                    raise PositionError(f"unexpected character {ch!r} in rank {r + 1} of {board!r}")
+            if f != 8:
+                raise PositionError(f"rank {r + 1} has {f} squares, not 8")
+        if side not in ("w", "b"):
+            raise PositionError(f"side to move must be 'w' or 'b', got {side!r}")
+        for name, value in (("quiet plies", quiet), ("plies", plies)):
+            if not value.isdigit() or int(value) >= _COUNTER_LIMIT:
+                raise PositionError(f"{name} must be a non-negative integer, got {value!r}")
+        if not white or not black:
+            raise PositionError(f"{'White' if not white else 'Black'} has no checkers")
+        s = K.new_state(self.params["quiet_plies"], self.params["max_plies"])
+        s[K.WHITE] = np.uint64(white)
+        s[K.BLACK] = np.uint64(black)
+        for colour, who in ((K.WHITE, "White"), (K.BLACK, "Black")):
+            lone = _squares(K.singles(s[colour]))
+            if lone:
+                raise PositionError(f"{who}'s checker on {square_name(lone[0])} is single "
+                                    "(no own checker next to it): singles never stay on the board")
+        s[K.SIDE] = 1 if side == "b" else 0
+        s[K.QUIET] = int(quiet)
+        s[K.PLIES] = int(plies)
+        if ko != "-":
+            m = re.fullmatch(r"([a-h][1-8])-([a-h][1-8])", ko)
+            if not m:
+                raise PositionError(f"the ko field must be '-' or a move 'tail-landing', got {ko!r}")
+            tail, landing = parse_square(m.group(1)), parse_square(m.group(2))
+            if not _on_one_line(tail, landing):
+                raise PositionError(f"the ko move {ko} is not a move along a line")
+            s[K.KO] = K.ko_word(tail, landing)
+        return s

@@ -1,0 +1,146 @@
+"""The Tolkuchka State layer: notation, position strings, pictures, bad input, CLI."""
+import random
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import ludo_flow
+
+GAME = ludo_flow.load_game("tolkuchka")
+START = "8/2BBB3/1W1B4/W1W1B1B1/1W1W1B1B/4W1B1/3WWW2/8 w - 0 0"
+SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+
+
+def random_walk(seed, plies, **params):
+    """Return the states of a seeded random game from the standard setup."""
+    rng = random.Random(seed)
+    state = ludo_flow.load_game("tolkuchka", **params).new_initial_state()
+    states = [state.clone()]
+    for _ in range(plies):
+        legal = state.legal_actions()
+        if not legal:
+            break
+        state.apply(rng.choice(legal))
+        states.append(state.clone())
+    return states
+
+
+def test_start_string_and_first_moves_in_notation():
+    state = GAME.new_initial_state()
+    assert state.to_string() == START
+    assert sorted(state.action_to_string(a) for a in state.legal_actions()) == [
+        "a5-c3", "a5-c7", "b4-d6", "b6-g1", "c5-a3", "d2-f4", "d2-g2", "e2-e4", "e3-c1", "e3-e1",
+        "f2-a7", "f2-c2"]
+
+
+def test_worked_example_through_the_state_layer():
+    state = GAME.new_initial_state()
+    state.apply(state.parse_action("b4-d6"))
+    assert state.to_string() == "5B2/2BBB3/1W1W4/W1W1B1B1/3W1B1B/4W1B1/3WWW2/8 b b4-d6 0 1"
+    assert sorted(state.action_to_string(a) for a in state.legal_actions()) == [
+        "c7-f7", "e5-h2", "g5-e3", "h4-f2", "h4-f6"]
+    with pytest.raises(ValueError, match="not a legal action"):
+        state.parse_action("f8-d6")      # ko
+    with pytest.raises(ValueError, match="not a legal action"):
+        state.parse_action("g3-d6")      # rule 5: Black's own c7 stands behind d6
+
+
+@SETTINGS
+@given(st.integers(0, 10**6))
+def test_position_strings_round_trip(seed):
+    for state in random_walk(seed, 60):
+        if not state.is_terminal() or all(state.checkers().values()):
+            try:
+                again = GAME.from_string(state.to_string())
+            except ludo_flow.PositionError:
+                assert "W" not in state.checkers().values() or "B" not in state.checkers().values()
+                continue
+            assert np.array_equal(again.array, state.array)
+
+
+@SETTINGS
+@given(st.integers(0, 10**6))
+def test_no_settled_position_has_a_single_and_checkers_never_grow(seed):
+    from ludo_flow.tolkuchka import kernels as K
+    before = None
+    for state in random_walk(seed, 120):
+        assert K.singles(state.array[K.WHITE]) == 0 and K.singles(state.array[K.BLACK]) == 0
+        count = len(state.checkers())
+        assert before is None or count <= before
+        before = count
+
+
+@SETTINGS
+@given(st.text(alphabet="12345678/WBwb- 0abcdefgh", max_size=60))
+def test_fuzzed_position_strings_raise_only_position_errors(text):
+    try:
+        state = GAME.from_string(text)
+    except ludo_flow.PositionError:
+        return
+    assert GAME.from_string(state.to_string()) == state
+
+
+@SETTINGS
+@given(st.text(max_size=10), st.integers(0, 1000))
+def test_fuzzed_action_strings_raise_only_action_errors(text, seed):
+    state = random_walk(seed, 6)[-1]
+    try:
+        action = state.parse_action(text)
+    except ludo_flow.ActionError:
+        return
+    assert action in state.legal_actions()
+
+
+@pytest.mark.parametrize("text, words", [
+    ("8/8/8/8/8/8/3WWW2/8 w - 0 0", "Black has no checkers"),
+    ("8/2BBB3/8/8/8/8/8/8 w - 0 0", "White has no checkers"),
+    ("8/2BBB3/8/8/8/8/3WWW2/7W w - 0 0", "single"),
+    ("B7/2BBB3/8/8/8/8/3WWW2/8 w - 0 0", "single"),
+    ("8/2BBB3/8/8/8/8/3WWW2/8 w b4-c6 0 0", "not a move along a line"),
+    ("8/2BBB3/8/8/8/8/3WWW2/8 w b4 0 0", "ko field"),
+    ("8/2BBB3/8/8/8/8/3WWW2 w - 0 0", "8 ranks"),
+    ("8/2BBB3/8/8/8/8/3WWW2/9 w - 0 0", "unexpected character .9."),
+    ("8/2BBB3/8/8/8/8/3WWW3/8 w - 0 0", "squares"),
+    ("8/2BBB3/8/8/8/8/3WWW2/8 x - 0 0", "side"),
+    ("8/2BBB3/8/8/8/8/3WWW2/8 w - -1 0", "quiet"),
+    ("8/2BBB3/8/8/8/8/3WWW2/8 w - 0", "5 fields"),
+    ("8/2BBB3/8/8/8/8/3wWW2/8 w - 0 0", "unexpected character"),
+])
+def test_every_kind_of_bad_position_string_is_rejected(text, words):
+    with pytest.raises(ludo_flow.PositionError, match=words):
+        GAME.from_string(text)
+
+
+def test_parameters_and_draws():
+    with pytest.raises(ValueError, match="quiet_plies"):
+        ludo_flow.load_game("tolkuchka", quiet_plies=0)
+    with pytest.raises(ValueError, match="variant"):
+        ludo_flow.load_game("tolkuchka", "fountain")
+    last = random_walk(3, 10, max_plies=4)[-1]
+    assert last.plies == 4 and last.is_terminal() and last.result_string() == "1/2-1/2"
+
+
+def test_pictures():
+    state = GAME.new_initial_state()
+    assert str(state).splitlines()[1] == "7  . . B B B . . ."
+    assert state._repr_svg_().count("<circle") == 18
+    state.apply(state.parse_action("b4-d6"))
+    assert state._repr_svg_().count("<circle") == 19          # the ko landing square is ringed
+
+
+def run_cli(*args):
+    return subprocess.run([sys.executable, "-m", "ludo_flow.cli", *args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def test_cli_perft_and_divide():
+    out = run_cli("perft", "tolkuchka", "--depth", "3")
+    assert out.returncode == 0 and out.stdout.split()[-1] == "1201"
+    out = run_cli("perft", "tolkuchka", "--after", "b4-d6", "--depth", "1", "--divide")
+    assert out.stdout.split() == ["c7-f7", "1", "e5-h2", "1", "g5-e3", "1", "h4-f2", "1", "h4-f6", "1", "5"]
+    out = run_cli("perft", "tolkuchka", "--position", "8/8 w - 0 0", "--depth", "1")
+    assert out.returncode == 2 and "8 ranks" in out.stderr and "Traceback" not in out.stderr
