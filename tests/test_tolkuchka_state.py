@@ -144,3 +144,13 @@ def test_cli_perft_and_divide():
     assert out.stdout.split() == ["c7-f7", "1", "e5-h2", "1", "g5-e3", "1", "h4-f2", "1", "h4-f6", "1", "5"]
     out = run_cli("perft", "tolkuchka", "--position", "8/8 w - 0 0", "--depth", "1")
     assert out.returncode == 2 and "8 ranks" in out.stderr and "Traceback" not in out.stderr
+
+
+def test_rules_md_carries_the_perft_table():
+    from pathlib import Path
+    text = (Path(__file__).resolve().parents[1] / "RULES.md").read_text()
+    row = text[text.index("## Tolkuchka perft"):].split("| perft |")[1].splitlines()[0]
+    table = [int(c.strip().replace(",", "")) for c in row.split("|") if c.strip()]
+    assert table == [12, 131, 1201, 10958, 97640, 876241]
+    start = GAME.new_initial_state()
+    assert [int(start.kernels.perft(start.array, d)) for d in range(1, 6)] == table[:5]
