@@ -1,5 +1,5 @@
 """Square names and board pictures (ASCII for terminals, SVG for notebooks) for both games."""
-from .errors import ActionError
+from .errors import ActionError, PositionError
 
 FILES = "abcdefgh"
 
@@ -15,6 +15,55 @@ def parse_square(text, width=8, height=8):
             or not 1 <= int(text[1]) <= height):
         raise ActionError(f"{text!r} is not a square of a {width}x{height} board")
     return FILES.index(text[0]) + 8 * (int(text[1]) - 1)
+
+
+def board_field(width, height, chars):
+    """Return the board field of a position string: ranks from the top, '/'-separated, digits for gaps."""
+    ranks = []
+    for r in range(height - 1, -1, -1):
+        text, empty = "", 0
+        for f in range(width):
+            c = chars.get(r * 8 + f)
+            if c is None:
+                empty += 1
+                continue
+            if empty:
+                text += str(empty)
+                empty = 0
+            text += c
+        ranks.append(text + (str(empty) if empty else ""))
+    return "/".join(ranks)
+
+
+def parse_board_field(text, letters, heights=range(4, 9), widths=range(4, 9)):
+    """Return (width, height, {square: letter}) of a board field (PositionError if malformed)."""
+    ranks = text.split("/")
+    height = len(ranks)
+    if height not in heights:
+        raise PositionError(f"the board must have {heights[0]} to {heights[-1]} ranks, got {height}"
+                            if len(heights) > 1 else f"the board must have {heights[0]} ranks, got {height}")
+    chars = {}
+    width = None
+    for i, rank_text in enumerate(ranks):
+        r = height - 1 - i
+        f = 0
+        for ch in rank_text:
+            if ch in "12345678":
+                f += int(ch)
+            elif ch in letters:
+                if f < 8:
+                    chars[r * 8 + f] = ch
+                f += 1
+            else:
+                raise PositionError(f"unexpected character {ch!r} in rank {r + 1} of {text!r}")
+        if width is None:
+            width = f
+        elif f != width:
+            raise PositionError(f"rank {r + 1} has {f} squares but rank {height} has {width}")
+    if width not in widths:
+        raise PositionError(f"the board must have {widths[0]} to {widths[-1]} files, got {width}"
+                            if len(widths) > 1 else f"the board must have {widths[0]} files, got {width}")
+    return width, height, chars
 
 
 def ascii_board(width, height, chars, footer=""):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..errors import ActionError, PositionError
 from ..game import Game, State
-from ..render import ascii_board, parse_square, square_name, svg_board
+from ..render import ascii_board, board_field, parse_board_field, parse_square, square_name, svg_board
 from . import kernels as K
 
 PIECE_LETTERS = "PRNprn"
@@ -93,23 +93,9 @@ class FlowState(State):
         if self.choosing:
             raise PositionError("a choose-phase state has no position string; "
                                 "give the position before the step and the actions after it")
-        pieces = self.pieces()
-        ranks = []
-        for r in range(self.height - 1, -1, -1):
-            text, empty = "", 0
-            for f in range(self.width):
-                letter = pieces.get(r * 8 + f)
-                if letter is None:
-                    empty += 1
-                    continue
-                if empty:
-                    text += str(empty)
-                    empty = 0
-                text += letter
-            ranks.append(text + (str(empty) if empty else ""))
         first = self.first_moved
         side = "b" if self.current_player() else "w"
-        return (f"{'/'.join(ranks)} {side} {self.step} "
+        return (f"{board_field(self.width, self.height, self.pieces())} {side} {self.step} "
                 f"{'-' if first is None else square_name(first)} {self.turns}")
 
     def _status(self):
@@ -159,30 +145,7 @@ class FlowGame(Game):
             raise PositionError(
                 f"a Flow position has 5 fields (board side step first-moved turns), got {len(fields)}: {text!r}")
         board, side, step, first, turns = fields
-        ranks = board.split("/")
-        height = len(ranks)
-        if not 4 <= height <= 8:
-            raise PositionError(f"the board must have 4 to 8 ranks, got {height}")
-        pieces = {}
-        width = None
-        for i, rank_text in enumerate(ranks):
-            r = height - 1 - i
-            f = 0
-            for ch in rank_text:
-                if ch.isdigit() and ch != "0":
-                    f += int(ch)
-                elif ch in PIECE_LETTERS:
-                    if f < 8:
-                        pieces[r * 8 + f] = ch
-                    f += 1
-                else:
-                    raise PositionError(f"unexpected character {ch!r} in rank {r + 1} of {board!r}")
-            if width is None:
-                width = f
-            elif f != width:
-                raise PositionError(f"rank {r + 1} has {f} squares but rank {height} has {width}")
-        if not 4 <= width <= 8:
-            raise PositionError(f"the board must have 4 to 8 files, got {width}")
+        width, height, pieces = parse_board_field(board, PIECE_LETTERS)
         if side not in ("w", "b"):
             raise PositionError(f"side to move must be 'w' or 'b', got {side!r}")
         if step not in ("1", "2"):

@@ -5,7 +5,7 @@ import numpy as np
 
 from ..errors import ActionError, PositionError
 from ..game import Game, State
-from ..render import ascii_board, parse_square, square_name, svg_board
+from ..render import ascii_board, board_field, parse_board_field, parse_square, square_name, svg_board
 from . import kernels as K
 
 _COUNTER_LIMIT = 1 << 32
@@ -15,6 +15,17 @@ def _squares(board):
     """Return the square indices set in a uint64 board, ascending."""
     board = int(board)
     return [sq for sq in range(64) if board >> sq & 1]
+
+
+def parse_move(text, error):
+    """Return (tail, landing) of 'b4-d6' if it names two squares on one line, else raise `error`."""
+    m = re.fullmatch(r"([a-h][1-8])-([a-h][1-8])", text)
+    if not m:
+        raise error(f"{text!r} is not a move 'tail-landing' like 'b4-d6'")
+    tail, landing = parse_square(m.group(1)), parse_square(m.group(2))
+    if not _on_one_line(tail, landing):
+        raise error(f"{text!r} is not a move along a line")
+    return tail, landing
 
 
 def _on_one_line(a, b):
@@ -61,33 +72,14 @@ class TolkuchkaState(State):
         return square_name(tail) + "-" + square_name(int(K.landing_square(self._array, action)))
 
     def _check_notation(self, text):
-        m = re.fullmatch(r"([a-h][1-8])-([a-h][1-8])", text)
-        if not m:
-            raise ActionError(f"{text!r} is not Tolkuchka notation (tail-landing, like 'b4-d6')")
-        tail, landing = parse_square(m.group(1)), parse_square(m.group(2))
-        if not _on_one_line(tail, landing):
-            raise ActionError(f"{text!r} is not a move along a line")
+        parse_move(text, ActionError)
 
     def to_string(self):
         """Return the position string (ranks 8..1, side, ko move, quiet plies, plies)."""
-        board = self.checkers()
-        ranks = []
-        for r in range(7, -1, -1):
-            text, empty = "", 0
-            for f in range(8):
-                c = board.get(r * 8 + f)
-                if c is None:
-                    empty += 1
-                    continue
-                if empty:
-                    text += str(empty)
-                    empty = 0
-                text += c
-            ranks.append(text + (str(empty) if empty else ""))
         ko = self.ko
         ko_text = "-" if ko is None else f"{square_name(ko[0])}-{square_name(ko[1])}"
         side = "b" if self.current_player() else "w"
-        return f"{'/'.join(ranks)} {side} {ko_text} {self.quiet} {self.plies}"
+        return f"{board_field(8, 8, self.checkers())} {side} {ko_text} {self.quiet} {self.plies}"
 
     def _status(self):
         if self.is_terminal():
@@ -128,27 +120,9 @@ class TolkuchkaGame(Game):
             raise PositionError("a Tolkuchka position has 5 fields (board side ko quiet plies), "
                                 f"got {len(fields)}: {text!r}")
         board, side, ko, quiet, plies = fields
-        ranks = board.split("/")
-        if len(ranks) != 8:
-            raise PositionError(f"the board must have 8 ranks, got {len(ranks)}")
-        white = black = 0
-        for i, rank_text in enumerate(ranks):
-            r = 7 - i
-            f = 0
-            for ch in rank_text:
-                if ch in "12345678":
-                    f += int(ch)
-                elif ch in "WB":
-                    if f < 8:
-                        if ch == "W":
-                            white |= 1 << (r * 8 + f)
-                        else:
-                            black |= 1 << (r * 8 + f)
-                    f += 1
-                else:
-                    raise PositionError(f"unexpected character {ch!r} in rank {r + 1} of {board!r}")
-            if f != 8:
-                raise PositionError(f"rank {r + 1} has {f} squares, not 8")
+        _, _, chars = parse_board_field(board, "WB", heights=range(8, 9), widths=range(8, 9))
+        white = sum(1 << sq for sq, c in chars.items() if c == "W")
+        black = sum(1 << sq for sq, c in chars.items() if c == "B")
         if side not in ("w", "b"):
             raise PositionError(f"side to move must be 'w' or 'b', got {side!r}")
         for name, value in (("quiet plies", quiet), ("plies", plies)):
@@ -168,11 +142,5 @@ class TolkuchkaGame(Game):
         s[K.QUIET] = int(quiet)
         s[K.PLIES] = int(plies)
         if ko != "-":
-            m = re.fullmatch(r"([a-h][1-8])-([a-h][1-8])", ko)
-            if not m:
-                raise PositionError(f"the ko field must be '-' or a move 'tail-landing', got {ko!r}")
-            tail, landing = parse_square(m.group(1)), parse_square(m.group(2))
-            if not _on_one_line(tail, landing):
-                raise PositionError(f"the ko move {ko} is not a move along a line")
-            s[K.KO] = K.ko_word(tail, landing)
+            s[K.KO] = K.ko_word(*parse_move(ko, PositionError))
         return s
