@@ -155,3 +155,14 @@ def test_rules_md_carries_the_perft_table():
     assert table == [12, 131, 1201, 10958, 97640, 876241]
     start = GAME.new_initial_state()
     assert [int(start.kernels.perft(start.array, d)) for d in range(1, 6)] == table[:5]
+
+
+def test_action_to_string_refuses_actions_that_name_no_row():
+    state = GAME.new_initial_state()
+    assert state.action_to_string(11 * 8 + 2) == "d2-g2"     # d2 is the tail of d2-e2-f2 going east
+    for action in (50 * 8 + 2,       # c7 is Black's: not the side to move
+                   12 * 8 + 2,       # e2 is the middle of d2-e2-f2: no tail
+                   0 * 8 + 0,        # a1 is empty
+                   512, -1):
+        with pytest.raises(ValueError):
+            state.action_to_string(action)

@@ -464,8 +464,8 @@ def _wash_in_place(s, sq):
 @njit(cache=True)
 def apply(state, action, out):
     """Write into `out` the state after `action` (a legal action); `out` may be `state`."""
-    if out is not state:
-        out[:] = state
+    for i in range(STATE_SIZE):  # an element loop compiles seconds faster than out[:] = state
+        out[i] = state[i]
     s = out
     if action >= WASH_BASE:
         _wash_in_place(s, action - WASH_BASE)

@@ -66,10 +66,20 @@ class TolkuchkaState(State):
         action = int(action)
         if not 0 <= action < 512:
             raise ActionError(f"{action} is not a Tolkuchka action (0..511)")
-        tail = action >> 3
-        if not int(self._array[K.WHITE] | self._array[K.BLACK]) >> tail & 1:
-            raise ActionError(f"{action} names no row here: {square_name(tail)} is empty")
-        return square_name(tail) + "-" + square_name(int(K.landing_square(self._array, action)))
+        own = int(self._array[K.BLACK if self.current_player() else K.WHITE])
+        tail, d = action >> 3, action & 7
+        df, dr = int(K.FILE_STEP[d]), int(K.RANK_STEP[d])
+        f, r = tail & 7, tail >> 3
+        behind = (f - df, r - dr)
+        if (not own >> tail & 1 or (0 <= behind[0] < 8 and 0 <= behind[1] < 8
+                                    and own >> (behind[1] * 8 + behind[0]) & 1)):
+            raise ActionError(f"action {action} names no row tail of the side to move")
+        length = 0
+        while 0 <= f < 8 and 0 <= r < 8 and own >> (r * 8 + f) & 1:
+            f, r, length = f + df, r + dr, length + 1
+        if length < 2 or not (0 <= f < 8 and 0 <= r < 8):
+            raise ActionError(f"action {action} names no row that can move that way")
+        return square_name(tail) + "-" + square_name(r * 8 + f)
 
     def _check_notation(self, text):
         parse_move(text, ActionError)
