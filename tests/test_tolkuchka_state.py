@@ -166,3 +166,32 @@ def test_action_to_string_refuses_actions_that_name_no_row():
                    512, -1):
         with pytest.raises(ValueError):
             state.action_to_string(action)
+
+
+def _position(white, black="a8 b8", side="w"):
+    """Return a state from square names (no validation beyond the State layer's)."""
+    from ludo_flow.render import board_field, parse_square
+    chars = {parse_square(s): "W" for s in white.split()}
+    chars.update({parse_square(s): "B" for s in black.split()})
+    return GAME.from_string(f"{board_field(8, 8, chars)} {side} - 0 0")
+
+
+@pytest.mark.parametrize("length", [2, 3, 4, 5])
+@pytest.mark.parametrize("start, step", [((2, 3), (1, 0)), ((3, 1), (0, 1)), ((1, 1), (1, 1)), ((6, 1), (-1, 1))])
+def test_a_lone_row_moves_whole_both_ways_along_its_line(length, start, step):
+    from ludo_flow.render import square_name
+    cells = [(start[0] + i * step[0], start[1] + i * step[1]) for i in range(length)]
+    name = lambda f, r: square_name(r * 8 + f)  # noqa: E731
+    state = _position(" ".join(name(f, r) for f, r in cells))
+    first, last = cells[0], cells[-1]
+    ahead = (last[0] + step[0], last[1] + step[1])
+    behind = (first[0] - step[0], first[1] - step[1])
+    expected = {f"{name(*first)}-{name(*ahead)}", f"{name(*last)}-{name(*behind)}"}
+    assert {state.action_to_string(a) for a in state.legal_actions()} == expected
+
+
+def test_a_row_at_the_edge_cannot_advance_off_the_board():
+    state = _position("a1 a2 a3")
+    assert [state.action_to_string(a) for a in state.legal_actions()] == ["a1-a4"]
+    state = _position("f8 g8 h8", black="a1 b1")
+    assert [state.action_to_string(a) for a in state.legal_actions()] == ["h8-e8"]
