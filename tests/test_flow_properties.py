@@ -135,3 +135,4 @@ def test_kernel_apply_in_place_equals_apply_into_a_new_array():
             inplace = state.array.copy()
             K.apply(inplace, a, inplace)
             assert np.array_equal(out, inplace)
+

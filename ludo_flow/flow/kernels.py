@@ -439,7 +439,13 @@ def _current_at_rest(s):
         s[STEP] = 2
         if has_legal_step(s):
             return
-    s[SIDE] = side ^ uint64(1)
+    _end_turn(s)
+
+
+@njit(cache=True)
+def _end_turn(s):
+    """Pass the move to the other player; the game is drawn once max_turns turns are complete."""
+    s[SIDE] = s[SIDE] ^ uint64(1)
     s[STEP] = 1
     s[FIRST] = NO_SQUARE
     s[TURNS] += uint64(1)
@@ -589,7 +595,7 @@ def evaluate(state):
 def playout_with_length(state, rng):
     """Play uniformly random legal actions from `state` (unchanged) to the end.
 
-    Return (White's result, number of plies played)."""
+    Return (White's result, number of decisions played)."""
     s = state.copy()
     buf = np.empty(MAX_ACTIONS, dtype=np.int32)
     plies = 0
