@@ -75,6 +75,71 @@ def cmd_perft(args):
     print(total)
 
 
+def _make_agent(spec, game):
+    """Return the agent a spec names, turning a bad spec into a CommandError."""
+    from agents import make_agent
+    try:
+        return make_agent(spec, game)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+
+
+def _stat_lines(state, stats):
+    """Return `key: value` lines of an agent's statistics, actions written in notation."""
+    lines = []
+    for key, value in stats.items():
+        if key == "pv" and value:
+            line = state.clone()
+            words = []
+            for a in value:
+                if not line.is_legal(a):
+                    break
+                words.append(line.action_to_string(a))
+                line.apply(a)
+            value = " ".join(words)
+        elif key == "visits":
+            value = " ".join(f"{state.action_to_string(a)}:{n}({q:+.3f})" for a, n, q in value)
+        elif isinstance(value, float):
+            value = f"{value:.6g}"
+        lines.append(f"{key}: {value}")
+    return lines
+
+
+def cmd_bestmove(args):
+    """Print the agent's search statistics, then its chosen action alone on the last line."""
+    state = state_from_args(args)
+    if state.is_terminal():
+        raise CommandError(f"the game is over ({state.result_string()}): no move to choose")
+    agent = _make_agent(args.agent, state.game)
+    action = agent.select_action(state)
+    for line in _stat_lines(state, agent.last_stats):
+        print(line)
+    print(state.action_to_string(action))
+
+
+def cmd_play(args):
+    """Play a game between two agents; print its moves and end with the result line."""
+    from agents.play import play_game
+    state = state_from_args(args)
+    white = _make_agent(args.white, state.game)
+    black = _make_agent(args.black, state.game)
+    ply = [0]
+
+    def show(before, action, agent):
+        ply[0] += 1
+        side = "White" if before.current_player() == 0 else "Black"
+        print(f"{ply[0]}. {side} {before.action_to_string(action)}", flush=True)
+        if args.stats:
+            for line in _stat_lines(before, agent.last_stats):
+                print(f"    {line}")
+
+    try:
+        record = play_game(state, white, black, seed=args.seed, on_move=show)
+    except ValueError as err:
+        raise CommandError(str(err)) from None
+    print(record["result"])
+
+
 def build_parser():
     """Return the argparse parser of `ludo-flow`."""
     parser = argparse.ArgumentParser(prog="ludo-flow", description="Flow and Tolkuchka engines and agents")
@@ -85,6 +150,18 @@ def build_parser():
     p.add_argument("--divide", action="store_true", help="print each legal action with its count first")
     p.add_argument("--verbose", action="store_true", help="report the time on stderr")
     p.set_defaults(run=cmd_perft)
+    p = sub.add_parser("bestmove", help="let an agent choose the move in a position")
+    add_position_options(p)
+    p.add_argument("--agent", required=True, metavar="SPEC",
+                   help="an agent spec: random, alphabeta:depth=6, mcts:simulations=2000,seed=7")
+    p.set_defaults(run=cmd_bestmove)
+    p = sub.add_parser("play", help="play a game between two agents (or a person: human)")
+    add_position_options(p)
+    p.add_argument("--white", required=True, metavar="SPEC", help="White's agent spec, or human")
+    p.add_argument("--black", required=True, metavar="SPEC", help="Black's agent spec, or human")
+    p.add_argument("--seed", type=int, help="reseed both agents (Black gets SEED + 1)")
+    p.add_argument("--stats", action="store_true", help="print each move's search statistics")
+    p.set_defaults(run=cmd_play)
     return parser
 
 

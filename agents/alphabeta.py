@@ -1,0 +1,472 @@
+"""Alpha-beta: jitted negamax with iterative deepening, a transposition table and move ordering.
+
+Scores are from the side to move: a win found `p` plies below the root is `WIN - p`, a loss
+`-(WIN - p)` (so faster wins and slower losses are preferred), a draw 0, and a position at the
+search horizon is the game's `evaluate` (White's view, in (-1, 1)) turned to the mover's view.
+A child is negated only when the player to move changes: Flow's second step and wash choices
+are decisions of the same player, so no sign flip (and no window swap) happens there.
+
+Budgets: `depth` (plies), `nodes` and `time` (seconds per move); the first one reached stops
+the search. A fixed depth or node budget with a fixed seed is deterministic. After a stop, the
+move of the last finished iteration is played, unless the interrupted iteration already
+searched its first (the previous best) move fully and then found a better one.
+
+The table (`tt` entries, a power of two; 0 turns it off) is indexed by the kernels' `hash_key`
+and keeps for each entry: the full key, the score (win scores stored relative to the node),
+the depth, the bound type and the best move. It is always-replace, probed before a node's
+moves are generated, kept between moves of one game and cleared by `reset`. Move ordering:
+the table move, then two killer moves per ply, then the history score (depth^2 added on
+every cutoff, per player and action); only the first `_SORTED_MOVES` picks are best-first.
+
+A node is a state whose actions are generated or which is evaluated at the horizon; a node
+answered by the table is not counted. A node whose table entry names a move searches that
+move first, before generating the others (the key decides the legal actions, so the move is
+legal here); a cutoff by it spares the generation.
+"""
+import time
+
+import numpy as np
+from numba import njit
+
+from ludo_flow import dispatch
+
+from .base import AgentError, BaseAgent, Setting, check_state
+from .clock import now
+
+WIN = 1000.0
+WIN_BOUND = 500.0  # scores beyond this are wins or losses, not evaluations
+INF = 1.0e9
+EXACT, LOWER, UPPER = 0, 1, 2
+MAX_PLY = 100
+_CHECK_EVERY = 2048  # nodes between two reads of the clock
+_SORTED_MOVES = 6  # moves picked best-first at a node; the rest follow in generation order
+
+# Slots of the int64 control array shared by the whole search.
+NODES, NODE_LIMIT, STOP, SELDEPTH, COUNTDOWN, TT_HITS, USE_CLOCK = 0, 1, 2, 3, 4, 5, 6
+CTL_SIZE = 7
+# Per-ply frame fields of the iterative search: int64 ones, then float64 ones.
+F_N, F_NEXT, F_DEPTH, F_PLAYER, F_INDEX, F_TTMOVE, F_BEST_MOVE, F_SAME, F_STAGE = range(9)
+FRAME_INTS = 9
+STAGE_TABLE_MOVE, STAGE_ALL = 0, 1  # searching the table move alone, then the generated moves
+B_ALPHA, B_BETA, B_ALPHA0, B_BEST = 0, 1, 2, 3
+FRAME_FLOATS = 4
+
+
+@njit(cache=True)
+def _terminal_score(code, player, ply):
+    """Return the score of a finished game (result code) for `player`, found `ply` plies down."""
+    if code == dispatch.DRAW:
+        return 0.0
+    winner = 0 if code == dispatch.WHITE_WINS else 1
+    return WIN - ply if winner == player else -(WIN - ply)
+
+
+@njit(cache=True)
+def _to_table(score, ply):
+    """Return a score as stored in the table (win scores counted from the node, not the root)."""
+    if score > WIN_BOUND:
+        return score + ply
+    if score < -WIN_BOUND:
+        return score - ply
+    return score
+
+
+@njit(cache=True)
+def _from_table(score, ply):
+    """Return a stored score as seen from the root at `ply`."""
+    if score > WIN_BOUND:
+        return score - ply
+    if score < -WIN_BOUND:
+        return score + ply
+    return score
+
+
+@njit(cache=True)
+def negamax(game, top, depth, alpha, beta, states, moves, order, tt_keys, tt_vals, tt_depths,
+            tt_flags, tt_moves, killers, history, pv, pv_len, frames, bounds, keys, ctl, deadline):
+    """Return the score of `states[top]` for its player to move, searched `depth` plies deep.
+
+    Fail-soft alpha-beta within (alpha, beta), iterative with one frame per ply (numba cannot
+    load a recursive function from its cache): `frames[ply]` holds the int64 fields F_*,
+    `bounds[ply]` the float64 fields B_*, `keys[ply]` the node's table key. Returns 0.0 once
+    a budget stops the search (ctl[STOP] set: the caller must then ignore the value).
+
+    Written as one function on purpose: numba increments and decrements the reference count
+    of every array passed to a call, and helpers taking the frame arrays cost more in those
+    atomic counts than in their work."""
+    use_tt = tt_keys.size > 0
+    tt_mask = np.uint64(tt_keys.size - 1) if use_tt else np.uint64(0)
+    node_limit = ctl[NODE_LIMIT]
+    use_clock = ctl[USE_CLOCK] != 0
+    nodes = ctl[NODES]
+    countdown = ctl[COUNTDOWN]
+    seldepth = ctl[SELDEPTH]
+    tt_hits = ctl[TT_HITS]
+    stopped = False
+    result_value = 0.0
+    ply = top
+    entering = True
+    absorbing = False
+    child_value = 0.0
+    e_depth = depth
+    e_alpha = alpha
+    e_beta = beta
+    while True:
+        if entering:
+            # Open the node at `ply`: a leaf, a final state or a table hit give a value at once.
+            entering = False
+            s = states[ply]
+            pv_len[ply] = 0
+            if ply > seldepth:
+                seldepth = ply
+            value = 0.0
+            has_value = True
+            leaf = e_depth <= 0 or ply >= MAX_PLY
+            player = dispatch.current_player(game, s)
+            tt_move = -1
+            idx = 0
+            key = np.uint64(0)
+            hit = False
+            if not leaf and use_tt:
+                # Probe the table before generating: a hit costs no generation (and no node).
+                key = dispatch.hash_key(game, s)
+                idx = np.int64(key & tt_mask)
+                if tt_keys[idx] == key:
+                    tt_move = tt_moves[idx]
+                    if tt_depths[idx] >= e_depth:
+                        v = _from_table(tt_vals[idx], ply)
+                        f = tt_flags[idx]
+                        if f == EXACT or (f == LOWER and v >= e_beta) or (f == UPPER and v <= e_alpha):
+                            tt_hits += 1
+                            value = v
+                            hit = True
+            if not hit:
+                nodes += 1
+                if nodes >= node_limit:
+                    stopped = True
+                    break
+                if use_clock:
+                    countdown -= 1
+                    if countdown <= 0:
+                        countdown = _CHECK_EVERY
+                        if now() >= deadline:
+                            stopped = True
+                            break
+                if leaf:
+                    code = dispatch.result(game, s)
+                    if code != dispatch.ONGOING:
+                        value = _terminal_score(code, player, ply)
+                    else:
+                        value = dispatch.evaluate(game, s)
+                        if player == 1:
+                            value = -value
+                else:
+                    if tt_move >= 0:
+                        # The table move is legal here (the key decides the legal actions), so
+                        # it is searched before any generation: a cutoff saves generating.
+                        n = 1
+                        moves[ply, 0] = tt_move
+                        stage = STAGE_TABLE_MOVE
+                    else:
+                        n = dispatch.legal_actions(game, s, moves[ply])
+                        stage = STAGE_ALL
+                    if n == 0:
+                        value = _terminal_score(dispatch.result(game, s), player, ply)
+                    else:
+                        has_value = False
+                        if stage == STAGE_ALL:
+                            _order_moves(ply, n, player, tt_move, moves, order, killers, history)
+                        frames[ply, F_N] = n
+                        frames[ply, F_NEXT] = 0
+                        frames[ply, F_DEPTH] = e_depth
+                        frames[ply, F_PLAYER] = player
+                        frames[ply, F_INDEX] = idx
+                        frames[ply, F_TTMOVE] = tt_move
+                        frames[ply, F_BEST_MOVE] = moves[ply, 0]
+                        frames[ply, F_STAGE] = stage
+                        bounds[ply, B_ALPHA] = e_alpha
+                        bounds[ply, B_BETA] = e_beta
+                        bounds[ply, B_ALPHA0] = e_alpha
+                        bounds[ply, B_BEST] = -INF
+                        keys[ply] = key
+            if has_value:
+                if ply == top:
+                    result_value = value
+                    break
+                ply -= 1
+                child_value = value
+                absorbing = True
+        if absorbing:
+            # Take the value of the child just searched into the node at `ply`.
+            absorbing = False
+            v = child_value if frames[ply, F_SAME] else -child_value
+            if v > bounds[ply, B_BEST]:
+                a = moves[ply, frames[ply, F_NEXT] - 1]
+                bounds[ply, B_BEST] = v
+                frames[ply, F_BEST_MOVE] = a
+                pv[ply, 0] = a
+                m = pv_len[ply + 1]
+                for k in range(m):
+                    pv[ply, k + 1] = pv[ply + 1, k]
+                pv_len[ply] = m + 1
+                if v > bounds[ply, B_ALPHA]:
+                    bounds[ply, B_ALPHA] = v
+                    if v >= bounds[ply, B_BETA]:
+                        if a != frames[ply, F_TTMOVE] and a != killers[ply, 0]:
+                            killers[ply, 1] = killers[ply, 0]
+                            killers[ply, 0] = a
+                        d = frames[ply, F_DEPTH]
+                        history[frames[ply, F_PLAYER], a] += d * d
+                        frames[ply, F_NEXT] = frames[ply, F_N]  # cutoff: no more children
+                        frames[ply, F_STAGE] = STAGE_ALL  # nor any to generate
+        # Search the next child of the node at `ply`, or close the node.
+        i = frames[ply, F_NEXT]
+        n = frames[ply, F_N]
+        if i >= n and frames[ply, F_STAGE] == STAGE_TABLE_MOVE:
+            # The table move did not cut off: generate the others and go on with them.
+            tt_move = frames[ply, F_TTMOVE]
+            n = dispatch.legal_actions(game, states[ply], moves[ply])
+            for m in range(n):
+                if moves[ply, m] == tt_move:
+                    moves[ply, m] = moves[ply, n - 1]
+                    n -= 1
+                    break
+            _order_moves(ply, n, frames[ply, F_PLAYER], tt_move, moves, order, killers, history)
+            frames[ply, F_STAGE] = STAGE_ALL
+            frames[ply, F_N] = n
+            frames[ply, F_NEXT] = 0
+            i = 0
+        if i < n:
+            j = i
+            if i < _SORTED_MOVES:
+                # A selection sort step: the best-ordered remaining move goes to slot i. Only
+                # the first few are sorted: cutoffs come early, and a full sort of every
+                # node's moves costs more than it saves (moves are many in Flow).
+                for m in range(i + 1, n):
+                    if order[ply, m] > order[ply, j]:
+                        j = m
+            if j != i:
+                moves[ply, i], moves[ply, j] = moves[ply, j], moves[ply, i]
+                order[ply, i], order[ply, j] = order[ply, j], order[ply, i]
+            frames[ply, F_NEXT] = i + 1
+            child = states[ply + 1]
+            dispatch.apply(game, states[ply], moves[ply, i], child)
+            same = dispatch.current_player(game, child) == frames[ply, F_PLAYER]
+            frames[ply, F_SAME] = 1 if same else 0
+            e_depth = frames[ply, F_DEPTH] - 1
+            if same:
+                e_alpha = bounds[ply, B_ALPHA]
+                e_beta = bounds[ply, B_BETA]
+            else:
+                e_alpha = -bounds[ply, B_BETA]
+                e_beta = -bounds[ply, B_ALPHA]
+            ply += 1
+            entering = True
+            continue
+        best = bounds[ply, B_BEST]
+        if use_tt:
+            idx = frames[ply, F_INDEX]
+            tt_keys[idx] = keys[ply]
+            tt_vals[idx] = _to_table(best, ply)
+            tt_depths[idx] = frames[ply, F_DEPTH]
+            tt_moves[idx] = frames[ply, F_BEST_MOVE]
+            if best <= bounds[ply, B_ALPHA0]:
+                tt_flags[idx] = UPPER
+            elif best >= bounds[ply, B_BETA]:
+                tt_flags[idx] = LOWER
+            else:
+                tt_flags[idx] = EXACT
+        if ply == top:
+            result_value = best
+            break
+        ply -= 1
+        child_value = best
+        absorbing = True
+    ctl[NODES] = nodes
+    ctl[COUNTDOWN] = countdown
+    ctl[SELDEPTH] = seldepth
+    ctl[TT_HITS] = tt_hits
+    if stopped:
+        ctl[STOP] = 1
+        return 0.0
+    return result_value
+
+
+@njit(cache=True)
+def _order_moves(ply, n, player, tt_move, moves, order, killers, history):
+    """Write the ordering score of each of the `n` moves at `ply` into `order[ply]`."""
+    k0 = killers[ply, 0]
+    k1 = killers[ply, 1]
+    for i in range(n):
+        a = moves[ply, i]
+        if a == tt_move:
+            order[ply, i] = np.int64(1) << 42
+        elif a == k0:
+            order[ply, i] = np.int64(1) << 41
+        elif a == k1:
+            order[ply, i] = np.int64(1) << 40
+        else:
+            order[ply, i] = history[player, a]
+
+
+@njit(cache=True)
+def search(game, root, max_depth, root_moves, states, moves, order, tt_keys, tt_vals, tt_depths,
+           tt_flags, tt_moves, killers, history, pv, pv_len, ctl, deadline, out_pv):
+    """Iteratively deepen from `root` over the actions in `root_moves` (their order breaks ties).
+
+    Returns (best action, its score, last finished depth, length of the pv written to `out_pv`)."""
+    n = root_moves.size
+    player = dispatch.current_player(game, root)
+    frames = np.zeros((MAX_PLY + 1, FRAME_INTS), dtype=np.int64)
+    bounds = np.zeros((MAX_PLY + 1, FRAME_FLOATS), dtype=np.float64)
+    keys = np.zeros(MAX_PLY + 1, dtype=np.uint64)
+    states[0, :] = root
+    scores = np.zeros(n, dtype=np.float64)
+    best_move = root_moves[0]
+    best_score = 0.0
+    done_depth = 0
+    pv_n = 0
+    child = states[1]
+    for depth in range(1, max_depth + 1):
+        iter_best = -INF
+        iter_move = root_moves[0]
+        alpha = -INF
+        complete = 0
+        for i in range(n):
+            a = root_moves[i]
+            dispatch.apply(game, root, a, child)
+            if dispatch.current_player(game, child) == player:
+                v = negamax(game, 1, depth - 1, alpha, INF, states, moves, order, tt_keys, tt_vals,
+                            tt_depths, tt_flags, tt_moves, killers, history, pv, pv_len, frames,
+                            bounds, keys, ctl, deadline)
+            else:
+                v = -negamax(game, 1, depth - 1, -INF, -alpha, states, moves, order, tt_keys,
+                             tt_vals, tt_depths, tt_flags, tt_moves, killers, history, pv, pv_len,
+                             frames, bounds, keys, ctl, deadline)
+            if ctl[STOP]:
+                break
+            complete += 1
+            scores[i] = v
+            if v > iter_best:
+                iter_best = v
+                iter_move = a
+                pv[0, 0] = a
+                m = pv_len[1]
+                pv[0, 1:m + 1] = pv[1, :m]
+                pv_len[0] = m + 1
+                if v > alpha:
+                    alpha = v
+        if complete == n or iter_move != root_moves[0] or done_depth == 0:
+            if complete > 0:
+                best_move = iter_move
+                best_score = iter_best
+                pv_n = pv_len[0]
+                out_pv[:pv_n] = pv[0, :pv_n]
+            if complete == n:
+                done_depth = depth
+        if ctl[STOP] or complete < n:
+            break
+        # Next iteration: best first, then by this iteration's scores (a stable insertion sort).
+        for i in range(1, n):
+            a = root_moves[i]
+            v = scores[i]
+            j = i - 1
+            while j >= 0 and scores[j] < v:
+                root_moves[j + 1] = root_moves[j]
+                scores[j + 1] = scores[j]
+                j -= 1
+            root_moves[j + 1] = a
+            scores[j + 1] = v
+        if best_score > WIN_BOUND or best_score < -WIN_BOUND:
+            break  # a forced result within the horizon: deeper search cannot change it
+    return best_move, best_score, done_depth, pv_n
+
+
+class AlphaBetaAgent(BaseAgent):
+    """Negamax alpha-beta with iterative deepening, transposition table and move ordering."""
+
+    agent_name = "alphabeta"
+    settings = {
+        "depth": Setting(int, 4, "maximum depth in plies (decisions)", low=1, high=MAX_PLY - 1),
+        "nodes": Setting(int, 0, "node budget per move (0: none)", low=0),
+        "time": Setting(float, 0.0, "seconds per move (0: none)", low=0.0),
+        "tt": Setting(int, 1 << 20, "transposition table entries, a power of two (0: off)", low=0),
+        "seed": Setting(int, 0, "random seed (orders equal root moves)", low=0),
+    }
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        tt = self.options["tt"]
+        if tt & (tt - 1):
+            raise AgentError(f"alphabeta: setting tt must be 0 or a power of two, got {tt}")
+
+    def reset(self, seed=None):
+        """Start a new game: clear the table, killers and history; reseed root move order."""
+        self._seed = self.options["seed"] if seed is None else int(seed)
+        self._rng = np.random.default_rng(self._seed)
+        self._tables = None
+        self._tables_for = None
+
+    def _ensure_tables(self, game_id, array):
+        # The table keys leave out what is fixed within a game (Flow's board size, turn
+        # limit): a position from another board starts a fresh table.
+        context = (game_id, array.size, int(dispatch.context_key(game_id, array)))
+        if self._tables is not None and self._tables_for == context:
+            return self._tables
+        state_size = array.size
+        size = self.options["tt"]
+        self._tables = dict(
+            states=np.zeros((MAX_PLY + 1, state_size), dtype=np.uint64),
+            moves=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int32),
+            order=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int64),
+            tt_keys=np.zeros(size, dtype=np.uint64),
+            tt_vals=np.zeros(size, dtype=np.float64),
+            tt_depths=np.full(size, -1, dtype=np.int32),
+            tt_flags=np.zeros(size, dtype=np.int8),
+            tt_moves=np.full(size, -1, dtype=np.int32),
+            killers=np.full((MAX_PLY + 1, 2), -1, dtype=np.int32),
+            history=np.zeros((2, dispatch.ACTION_SPACE), dtype=np.int64),
+            pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), dtype=np.int32),
+            pv_len=np.zeros(MAX_PLY + 1, dtype=np.int64),
+        )
+        self._tables_for = context
+        return self._tables
+
+    def select_action(self, state):
+        """Return the best action found within the budgets (the state is not changed)."""
+        game_id, array = check_state(state)
+        start = time.perf_counter()
+        legal = np.array(state.legal_actions(), dtype=np.int32)
+        self._rng.shuffle(legal)
+        if legal.size == 1:
+            self.last_stats = {"nodes": 0, "depth": 0, "seldepth": 0, "score": None,
+                               "pv": [int(legal[0])], "time": time.perf_counter() - start,
+                               "tt_hits": 0, "stopped": "single legal action"}
+            return int(legal[0])
+        t = self._ensure_tables(game_id, array)
+        ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+        ctl[NODE_LIMIT] = self.options["nodes"] or np.iinfo(np.int64).max
+        ctl[COUNTDOWN] = _CHECK_EVERY
+        budget = self.options["time"]
+        ctl[USE_CLOCK] = 1 if budget > 0 else 0
+        deadline = start + budget if budget > 0 else np.inf
+        out_pv = np.zeros(MAX_PLY + 1, dtype=np.int32)
+        t["killers"].fill(-1)
+        t["history"] //= 8  # keep old cutoff statistics as a hint, not a rule
+        action, score, depth, pv_n = search(
+            game_id, array.copy(), self.options["depth"], legal, t["states"], t["moves"],
+            t["order"], t["tt_keys"], t["tt_vals"], t["tt_depths"], t["tt_flags"], t["tt_moves"],
+            t["killers"], t["history"], t["pv"], t["pv_len"], ctl, deadline, out_pv)
+        elapsed = time.perf_counter() - start
+        stopped = "depth"
+        if ctl[STOP]:
+            stopped = "nodes" if ctl[NODES] >= ctl[NODE_LIMIT] else "time"
+        elif abs(score) > WIN_BOUND:
+            stopped = "forced result"
+        self.last_stats = {
+            "nodes": int(ctl[NODES]), "depth": int(depth), "seldepth": int(ctl[SELDEPTH]),
+            "score": float(score), "pv": [int(a) for a in out_pv[:pv_n]], "time": elapsed,
+            "nodes_per_second": ctl[NODES] / elapsed if elapsed > 0 else 0.0,
+            "tt_hits": int(ctl[TT_HITS]), "stopped": stopped,
+        }
+        return int(action)

@@ -1,0 +1,110 @@
+"""The Agent interface and the typed settings every agent declares (parsed from spec strings)."""
+from typing import Protocol, runtime_checkable
+
+
+class AgentError(ValueError):
+    """An agent name, setting or value is wrong (the message lists what is allowed)."""
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """What tournaments, the CLI and notebooks need from a player.
+
+    `select_action` returns a legal action (an int) for the player to move and never changes
+    the state; `reset` starts a new game (clears tables and trees, reseeds). After each move
+    `last_stats` holds the search statistics of that move (a dict)."""
+
+    name: str
+    last_stats: dict
+
+    def select_action(self, state) -> int: ...
+
+    def reset(self, seed: int | None = None) -> None: ...
+
+
+class Setting:
+    """One named, typed, bounded option of an agent (`depth`, `simulations`, `time`, ...)."""
+
+    def __init__(self, kind, default, help, low=None, high=None, choices=None):
+        self.kind = kind          # int, float or str
+        self.default = default
+        self.help = help
+        self.low = low
+        self.high = high
+        self.choices = choices
+
+    def parse(self, agent_name, key, value):
+        """Return `value` (a string from a spec, or a Python value) converted and checked."""
+        try:
+            if self.kind is int:
+                if isinstance(value, bool) or isinstance(value, float):
+                    raise ValueError
+                out = int(value)
+            elif self.kind is float:
+                if isinstance(value, bool):
+                    raise ValueError
+                out = float(value)
+            else:
+                out = str(value)
+        except (TypeError, ValueError):
+            raise AgentError(f"{agent_name}: setting {key} must be {self.kind.__name__}, "
+                             f"got {value!r}") from None
+        if self.choices is not None and out not in self.choices:
+            raise AgentError(f"{agent_name}: setting {key} must be one of "
+                             f"{', '.join(map(str, self.choices))}, got {out!r}")
+        if self.low is not None and out < self.low:
+            raise AgentError(f"{agent_name}: setting {key} must be >= {self.low}, got {out}")
+        if self.high is not None and out > self.high:
+            raise AgentError(f"{agent_name}: setting {key} must be <= {self.high}, got {out}")
+        return out
+
+    def describe(self, key):
+        """Return a one-line description: name, default and meaning."""
+        return f"{key}={self.default!r}: {self.help}"
+
+
+class BaseAgent:
+    """Shared plumbing: settings from keyword arguments, `name`, `spec()`, `last_stats`."""
+
+    agent_name = ""
+    settings = {}  # key -> Setting
+
+    def __init__(self, **options):
+        unknown = sorted(set(options) - set(self.settings))
+        if unknown:
+            raise AgentError(f"{self.agent_name}: unknown setting {unknown[0]!r}; allowed: "
+                             + ", ".join(sorted(self.settings)))
+        self.options = {}
+        for key, setting in self.settings.items():
+            value = options.get(key, setting.default)
+            self.options[key] = value if value is None else setting.parse(self.agent_name, key, value)
+        self.last_stats = {}
+        self.reset(self.options.get("seed"))
+
+    @property
+    def name(self):
+        """Return the agent's spec string, which names it in tables and logs."""
+        return self.spec()
+
+    def spec(self):
+        """Return the spec string that rebuilds this agent (only non-default settings)."""
+        parts = [f"{k}={v}" for k, v in self.options.items()
+                 if v != self.settings[k].default]
+        return self.agent_name + (":" + ",".join(parts) if parts else "")
+
+    def reset(self, seed=None):
+        """Start a new game; with a seed, reseed the agent's random generator."""
+        raise NotImplementedError
+
+    def __repr__(self):
+        return f"<{type(self).__name__} {self.spec()}>"
+
+
+def check_state(state):
+    """Return (game id, kernel array) of a State, after checking the game is not over."""
+    game = getattr(state, "game", None)
+    if game is None or not hasattr(state, "array"):
+        raise AgentError(f"an agent needs a ludo_flow State, got {type(state).__name__}")
+    if state.is_terminal():
+        raise AgentError("the game is over: there is no action to select")
+    return int(game.game_id), state.array

@@ -1,0 +1,479 @@
+"""MCTS: UCT with uniform random playouts, the tree in preallocated arrays inside jitted code.
+
+The tree: node i has a parent, the action that led to it, a contiguous block of children
+(allocated all at once when the node is expanded, in a seeded random order, and tried in that
+order before UCT picks among them), a visit count and a value sum. The value sum of a node is
+kept from the view of its *mover*, the player who chose the action into it (the player to
+move at the parent), so the backup adds White's result with the mover's sign: this stays
+right when the same player decides twice in a row (Flow's second step and wash choices).
+Expanded nodes keep their state in a pool, so a simulation replays at most one action.
+
+A light solver: a node whose game is over is *proven* for its mover (won or lost, not draws);
+a parent with a proven-won child is proven won for its player, one whose children are all
+proven lost is proven lost. Selection takes a proven win at once and avoids proven losses;
+the search stops when the root is proven. Otherwise the move with most visits is played.
+
+Playouts: uniform random actions to the end (`dispatch.random_action`). The result is +1 or
+-1 (White's view) for a win; a draw counts `draw_eval * evaluate(final position)`, so a side
+that is ahead when the game runs into a draw limit still sees that it was ahead and steers
+towards positions that convert (Tolkuchka's random games mostly end in the quiet-ply draw);
+`cutoff=N` stops a playout after N plies and scores the position by `evaluate`.
+
+Budgets: `simulations` and `time` (seconds); `memory` bounds the nodes: when the tree is
+full the search stops cleanly and answers from what it has. `reuse=1` keeps the subtree of
+the position reached at the next move (found by comparing states, up to 16 plies down).
+"""
+import time
+
+import numpy as np
+from numba import njit
+
+from ludo_flow import dispatch
+from ludo_flow.rng import new_rng, rand_below
+
+from .base import AgentError, BaseAgent, Setting, check_state
+from .clock import now
+
+# Slots of the int64 control array.
+NODES, SLOTS, SIMS, STOP, MAX_DEPTH, ROOT_PROVEN, USE_CLOCK = 0, 1, 2, 3, 4, 5, 6
+CTL_SIZE = 7
+STOP_NONE, STOP_BUDGET, STOP_TIME, STOP_MEMORY, STOP_PROVEN = 0, 1, 2, 3, 4
+STOP_NAMES = {STOP_NONE: "none", STOP_BUDGET: "simulations", STOP_TIME: "time",
+              STOP_MEMORY: "memory full", STOP_PROVEN: "root proven"}
+MAX_PATH = 4096
+_CHECK_EVERY = 64  # simulations between two reads of the clock
+FIND_DEPTH = 16
+_TABLE = 8192  # visit counts below this use the precomputed 1/n and 1/sqrt(n)
+
+
+class Tree:
+    """The preallocated arrays of one search tree (numpy, shared with the jitted code)."""
+
+    def __init__(self, max_nodes, state_size):
+        self.max_nodes = max_nodes
+        pool = max(64, max_nodes // 8)
+        self.parent = np.empty(max_nodes, dtype=np.int32)
+        self.action = np.empty(max_nodes, dtype=np.int32)
+        self.first_child = np.empty(max_nodes, dtype=np.int32)
+        self.n_children = np.empty(max_nodes, dtype=np.int32)
+        self.n_tried = np.empty(max_nodes, dtype=np.int32)
+        self.visits = np.empty(max_nodes, dtype=np.int64)
+        self.value = np.empty(max_nodes, dtype=np.float64)
+        self.mover = np.empty(max_nodes, dtype=np.int8)
+        self.player = np.empty(max_nodes, dtype=np.int8)
+        self.proven = np.empty(max_nodes, dtype=np.int8)
+        self.term = np.empty(max_nodes, dtype=np.int8)
+        self.term_value = np.empty(max_nodes, dtype=np.float64)
+        self.slot = np.empty(max_nodes, dtype=np.int32)
+        self.pool = np.empty((pool, state_size), dtype=np.uint64)
+        self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+
+    def arrays(self):
+        """Return the arrays in the order the jitted functions take them."""
+        return (self.parent, self.action, self.first_child, self.n_children, self.n_tried,
+                self.visits, self.value, self.mover, self.player, self.proven, self.term,
+                self.term_value, self.slot, self.pool, self.ctl)
+
+
+@njit(cache=True)
+def init_root(game, root, parent, action, first_child, n_children, n_tried, visits, value,
+              mover, player, proven, term, term_value, slot, pool, ctl):
+    """Make a one-node tree whose root is the state `root`; return None."""
+    ctl[:] = 0
+    parent[0] = -1
+    action[0] = -1
+    first_child[0] = -1
+    n_children[0] = 0
+    n_tried[0] = 0
+    visits[0] = 0
+    value[0] = 0.0
+    mover[0] = 0
+    player[0] = dispatch.current_player(game, root)
+    proven[0] = 0
+    term[0] = 0
+    term_value[0] = 0.0
+    slot[0] = 0
+    pool[0, :] = root
+    ctl[NODES] = 1
+    ctl[SLOTS] = 1
+
+
+@njit(cache=True)
+def _outcome_value(game, code, s, draw_eval):
+    """Return White's value of a playout that ended with `code` in position `s`."""
+    if code == dispatch.WHITE_WINS:
+        return 1.0
+    if code == dispatch.BLACK_WINS:
+        return -1.0
+    if code == dispatch.DRAW:
+        return draw_eval * dispatch.evaluate(game, s) if draw_eval != 0.0 else 0.0
+    return dispatch.evaluate(game, s)  # cut off before the end
+
+
+@njit(cache=True)
+def _propagate(node, parent, first_child, n_children, n_tried, mover, player, proven, ctl):
+    """Carry a newly proven result up the tree as far as it decides parents; return None."""
+    x = node
+    while x != 0 and proven[x] != 0:
+        p = parent[x]
+        if proven[x] == 1:
+            win_for_player = 1
+        else:
+            if n_tried[p] < n_children[p]:
+                return
+            f = first_child[p]
+            for c in range(f, f + n_children[p]):
+                if proven[c] != -1:
+                    return
+            win_for_player = -1
+        if p == 0:
+            ctl[ROOT_PROVEN] = win_for_player
+            return
+        proven[p] = win_for_player if mover[p] == player[p] else -win_for_player
+        x = p
+
+
+@njit(cache=True)
+def run(game, parent, action, first_child, n_children, n_tried, visits, value, mover, player,
+        proven, term, term_value, slot, pool, ctl, sim_limit, deadline, c_uct, draw_eval, cutoff,
+        rng, scratch, buf, path):
+    """Run simulations until `sim_limit` more are done or a stop (time, memory, proven root).
+
+    Returns the stop reason (STOP_*). The tree must have been made by `init_root` (or kept)."""
+    max_nodes = parent.size
+    max_slots = pool.shape[0]
+    # UCT scans every child at every level: tables of 1/n and 1/sqrt(n) spare a division and
+    # a square root per child.
+    inverse = np.empty(_TABLE, dtype=np.float64)
+    inverse_sqrt = np.empty(_TABLE, dtype=np.float64)
+    inverse[0] = 0.0
+    inverse_sqrt[0] = 0.0
+    for k in range(1, _TABLE):
+        inverse[k] = 1.0 / k
+        inverse_sqrt[k] = 1.0 / np.sqrt(k)
+    done = 0
+    countdown = _CHECK_EVERY
+    while True:
+        if ctl[ROOT_PROVEN] != 0:
+            return STOP_PROVEN
+        if done >= sim_limit:
+            return STOP_BUDGET
+        if ctl[USE_CLOCK]:
+            countdown -= 1
+            if countdown <= 0:
+                countdown = _CHECK_EVERY
+                if now() >= deadline:
+                    return STOP_TIME
+        node = 0
+        depth = 0
+        path[0] = 0
+        r = 0.0
+        newly_proven = -1
+        while True:
+            if node != 0 and proven[node] != 0:
+                r = 1.0 if (proven[node] == 1) == (mover[node] == 0) else -1.0
+                break
+            if term[node] != 0:
+                r = term_value[node]
+                break
+            if first_child[node] < 0:
+                if node != 0 and visits[node] == 0:
+                    # First visit: play the action from the parent's stored state, then play out.
+                    dispatch.apply(game, pool[slot[parent[node]]], action[node], scratch)
+                    player[node] = dispatch.current_player(game, scratch)
+                    code = dispatch.result(game, scratch)
+                    if code != dispatch.ONGOING:
+                        term[node] = code
+                        term_value[node] = _outcome_value(game, code, scratch, draw_eval)
+                        r = term_value[node]
+                        if code != dispatch.DRAW:
+                            winner = 0 if code == dispatch.WHITE_WINS else 1
+                            proven[node] = 1 if winner == mover[node] else -1
+                            newly_proven = node
+                    else:
+                        code = dispatch.playout_in_place(game, scratch, rng, cutoff)
+                        r = _outcome_value(game, code, scratch, draw_eval)
+                    break
+                # Expand: store the state, then make every child at once (shuffled).
+                if ctl[SLOTS] >= max_slots or ctl[NODES] + dispatch.MAX_ACTIONS > max_nodes:
+                    return STOP_MEMORY
+                if node != 0:
+                    k = ctl[SLOTS]
+                    dispatch.apply(game, pool[slot[parent[node]]], action[node], pool[k])
+                    slot[node] = k
+                    ctl[SLOTS] = k + 1
+                s = pool[slot[node]]
+                n = dispatch.legal_actions(game, s, buf)
+                for i in range(n - 1, 0, -1):
+                    j = rand_below(rng, i + 1)
+                    buf[i], buf[j] = buf[j], buf[i]
+                f = ctl[NODES]
+                me = player[node]
+                for i in range(n):
+                    ch = f + i
+                    parent[ch] = node
+                    action[ch] = buf[i]
+                    first_child[ch] = -1
+                    n_children[ch] = 0
+                    n_tried[ch] = 0
+                    visits[ch] = 0
+                    value[ch] = 0.0
+                    mover[ch] = me
+                    player[ch] = 0
+                    proven[ch] = 0
+                    term[ch] = 0
+                    term_value[ch] = 0.0
+                    slot[ch] = -1
+                first_child[node] = f
+                n_children[node] = n
+                n_tried[node] = 0
+                ctl[NODES] = f + n
+            # Select: untried children first (in their shuffled order), then UCT.
+            f = first_child[node]
+            if n_tried[node] < n_children[node]:
+                child = f + n_tried[node]
+                n_tried[node] += 1
+            else:
+                child = -1
+                best = -1.0e300
+                explore = c_uct * np.sqrt(np.log(visits[node]))
+                for ch in range(f, f + n_children[node]):
+                    if proven[ch] == 1:
+                        child = ch
+                        break
+                    if proven[ch] == -1:
+                        continue
+                    nv = visits[ch]
+                    if nv < _TABLE:
+                        u = value[ch] * inverse[nv] + explore * inverse_sqrt[nv]
+                    else:
+                        u = value[ch] / nv + explore / np.sqrt(nv)
+                    if u > best:
+                        best = u
+                        child = ch
+                if child < 0:
+                    child = f  # every child is a proven loss: any will do
+            node = child
+            depth += 1
+            if depth >= path.size:
+                return STOP_MEMORY
+            path[depth] = node
+        for i in range(depth + 1):
+            x = path[i]
+            visits[x] += 1
+            if i > 0:
+                value[x] += r if mover[x] == 0 else -r
+        if depth > ctl[MAX_DEPTH]:
+            ctl[MAX_DEPTH] = depth
+        if newly_proven >= 0:
+            _propagate(newly_proven, parent, first_child, n_children, n_tried, mover, player,
+                       proven, ctl)
+        done += 1
+        ctl[SIMS] += 1
+
+
+@njit(cache=True)
+def best_child(first_child, n_children, visits, proven, ctl):
+    """Return the root child to play: a proven win, else the most visited not proven lost."""
+    f = first_child[0]
+    n = n_children[0]
+    if ctl[ROOT_PROVEN] == 1:
+        for ch in range(f, f + n):
+            if proven[ch] == 1:
+                return ch
+    best = -1
+    for ch in range(f, f + n):
+        if proven[ch] == -1:
+            continue
+        if best < 0 or visits[ch] > visits[best]:
+            best = ch
+    if best < 0:
+        for ch in range(f, f + n):
+            if best < 0 or visits[ch] > visits[best]:
+                best = ch
+    return best
+
+
+@njit(cache=True)
+def find_node(state, first_child, n_children, slot, pool, queue):
+    """Return the expanded node whose stored state equals `state` (breadth first), or -1."""
+    head = 0
+    tail = 1
+    queue[0] = 0
+    depth_end = 1
+    depth = 0
+    while head < tail:
+        if head == depth_end:
+            depth += 1
+            depth_end = tail
+            if depth > FIND_DEPTH:
+                return -1
+        x = queue[head]
+        head += 1
+        if slot[x] < 0:
+            continue
+        same = True
+        row = pool[slot[x]]
+        for i in range(state.size):
+            if row[i] != state[i]:
+                same = False
+                break
+        if same:
+            return x
+        f = first_child[x]
+        for ch in range(f, f + n_children[x]):
+            if first_child[ch] >= 0 and tail < queue.size:
+                queue[tail] = ch
+                tail += 1
+    return -1
+
+
+@njit(cache=True)
+def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, visits, value,
+                 mover, player, proven, term, term_value, slot, pool, ctl, order, new_index):
+    """Make `new_root`'s subtree the whole tree (compacted to the front); return its size.
+
+    Kept nodes keep their relative order, and a node always has a higher index (and pool
+    slot) than its ancestors, so moving entries down in increasing order is safe in place."""
+    k = 0
+    order[0] = new_root
+    k = 1
+    head = 0
+    while head < k:
+        x = order[head]
+        head += 1
+        f = first_child[x]
+        if f >= 0:
+            for ch in range(f, f + n_children[x]):
+                order[k] = ch
+                k += 1
+    kept = np.sort(order[:k])
+    for i in range(k):
+        new_index[kept[i]] = i
+    n_slots = 0
+    for i in range(k):
+        x = kept[i]
+        parent[i] = new_index[parent[x]] if i > 0 else -1
+        action[i] = action[x]
+        first_child[i] = new_index[first_child[x]] if first_child[x] >= 0 else -1
+        n_children[i] = n_children[x]
+        n_tried[i] = n_tried[x]
+        visits[i] = visits[x]
+        value[i] = value[x]
+        mover[i] = mover[x]
+        player[i] = player[x]
+        proven[i] = proven[x]
+        term[i] = term[x]
+        term_value[i] = term_value[x]
+        if slot[x] >= 0:
+            pool[n_slots, :] = pool[slot[x]]
+            slot[i] = n_slots
+            n_slots += 1
+        else:
+            slot[i] = -1
+    ctl[NODES] = k
+    ctl[SLOTS] = n_slots
+    ctl[ROOT_PROVEN] = 0
+    ctl[MAX_DEPTH] = 0
+    proven[0] = 0
+    return k
+
+
+class MCTSAgent(BaseAgent):
+    """UCT Monte Carlo tree search with random playouts, jitted, with an optional kept tree."""
+
+    agent_name = "mcts"
+    settings = {
+        "simulations": Setting(int, 1000, "simulations per move (0: none, then time must be set)",
+                               low=0),
+        "time": Setting(float, 0.0, "seconds per move (0: none)", low=0.0),
+        "c": Setting(float, 1.0, "UCT exploration constant (values are in [-1, 1])", low=0.0),
+        "draw_eval": Setting(float, 0.5, "a playout's draw counts this x evaluate(final position)",
+                             low=0.0, high=1.0),
+        "cutoff": Setting(int, 0, "plies per playout before scoring by evaluate (0: to the end)",
+                          low=0),
+        "reuse": Setting(int, 0, "1: keep the subtree of the next position between moves",
+                         low=0, high=1),
+        "memory": Setting(int, 1 << 20, "tree capacity in nodes (the search stops when full)",
+                          low=dispatch.MAX_ACTIONS + 2),
+        "seed": Setting(int, 0, "random seed", low=0),
+    }
+
+    def __init__(self, **options):
+        super().__init__(**options)
+        if self.options["simulations"] == 0 and self.options["time"] == 0:
+            raise AgentError("mcts: give a budget: simulations > 0 or time > 0")
+
+    def reset(self, seed=None):
+        """Start a new game: forget the tree and reseed."""
+        self._rng = new_rng(self.options["seed"] if seed is None else seed)
+        self._tree = None
+        self._tree_game = None
+        self._has_tree = False
+
+    def _tree_for(self, game_id, state_size):
+        if self._tree is None or self._tree_game != (game_id, state_size):
+            self._tree = Tree(self.options["memory"], state_size)
+            self._tree_game = (game_id, state_size)
+            self._has_tree = False
+            self._scratch = np.zeros(state_size, dtype=np.uint64)
+            self._buf = np.zeros(dispatch.MAX_ACTIONS, dtype=np.int32)
+            self._path = np.zeros(MAX_PATH, dtype=np.int64)
+        return self._tree
+
+    def select_action(self, state):
+        """Return the most visited root action after the search (the state is not changed)."""
+        game_id, array = check_state(state)
+        start = time.perf_counter()
+        legal = state.legal_actions()
+        if len(legal) == 1:
+            self.last_stats = {"simulations": 0, "nodes": 0, "depth": 0,
+                               "time": time.perf_counter() - start, "visits": [],
+                               "proven": None, "reused_nodes": 0,
+                               "stopped": "single legal action"}
+            return legal[0]
+        tree = self._tree_for(game_id, array.size)
+        arrays = tree.arrays()
+        reused = 0
+        if self.options["reuse"] and self._has_tree:
+            queue = np.empty(tree.max_nodes, dtype=np.int64)
+            node = find_node(array, tree.first_child, tree.n_children, tree.slot, tree.pool, queue)
+            if node > 0:
+                new_index = np.empty(tree.max_nodes, dtype=np.int64)
+                reused = int(keep_subtree(node, *arrays, queue, new_index))
+            elif node == 0:
+                reused = int(tree.ctl[NODES])
+        if reused == 0:
+            init_root(game_id, array, *arrays)
+        self._has_tree = True
+        ctl = tree.ctl
+        budget = self.options["time"]
+        ctl[USE_CLOCK] = 1 if budget > 0 else 0
+        deadline = start + budget if budget > 0 else np.inf
+        sims = self.options["simulations"] or np.iinfo(np.int64).max
+        sims_before = int(ctl[SIMS])
+        stop = run(game_id, *arrays, sims, deadline, self.options["c"], self.options["draw_eval"],
+                   self.options["cutoff"] or -1, self._rng, self._scratch, self._buf, self._path)
+        if tree.n_children[0] <= 0 or tree.first_child[0] < 0:
+            # Not even the root could be expanded (a tiny tree): answer with any legal action.
+            self.last_stats = {"simulations": 0, "stopped": STOP_NAMES[int(stop)]}
+            return legal[0]
+        child = best_child(tree.first_child, tree.n_children, tree.visits, tree.proven, ctl)
+        elapsed = time.perf_counter() - start
+        f, n = int(tree.first_child[0]), int(tree.n_children[0])
+        ranked = sorted(range(f, f + n), key=lambda c: -int(tree.visits[c]))[:10]
+        self.last_stats = {
+            "simulations": int(ctl[SIMS]) - sims_before,
+            "nodes": int(ctl[NODES]),
+            "depth": int(ctl[MAX_DEPTH]),
+            "time": elapsed,
+            "simulations_per_second": (int(ctl[SIMS]) - sims_before) / elapsed if elapsed > 0 else 0.0,
+            "root_visits": int(tree.visits[0]),
+            "visits": [(int(tree.action[c]), int(tree.visits[c]),
+                        float(tree.value[c] / tree.visits[c]) if tree.visits[c] else 0.0)
+                       for c in ranked],
+            "proven": {1: "win", -1: "loss"}.get(int(ctl[ROOT_PROVEN]), None),
+            "reused_nodes": reused,
+            "stopped": STOP_NAMES[int(stop)],
+        }
+        return int(tree.action[child])

@@ -1,0 +1,57 @@
+"""Agent names and spec strings: `make_agent("mcts:simulations=2000,c=1.4,seed=7")`."""
+from .alphabeta import AlphaBetaAgent
+from .base import AgentError
+from .human import HumanAgent
+from .mcts import MCTSAgent
+from .random_agent import RandomAgent
+
+AGENTS = {cls.agent_name: cls for cls in (RandomAgent, AlphaBetaAgent, MCTSAgent, HumanAgent)}
+
+
+def parse_spec(spec):
+    """Return (agent name, {setting: value string}) from `name:key=value,key=value`."""
+    if not isinstance(spec, str) or not spec.strip():
+        raise AgentError(f"an agent spec is a string like 'mcts:simulations=1000', got {spec!r}")
+    name, _, rest = spec.strip().partition(":")
+    name = name.strip().lower()
+    if name not in AGENTS:
+        raise AgentError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}")
+    options = {}
+    for part in rest.split(","):
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise AgentError(f"{name}: settings are key=value, got {part.strip()!r}")
+        if key in options:
+            raise AgentError(f"{name}: setting {key} given twice")
+        options[key] = value.strip()
+    return name, options
+
+
+def make_agent(spec, game=None, **overrides):
+    """Return a new agent from a spec string (`overrides` win over the spec's settings).
+
+    `game` is accepted so callers can say which game the agent is for; agents read the
+    game from each state they are given, so it is only checked to be a Game."""
+    if game is not None and not hasattr(game, "game_id"):
+        raise AgentError(f"make_agent: game must be a ludo_flow Game, got {game!r}")
+    name, options = parse_spec(spec)
+    options.update(overrides)
+    cls = AGENTS[name]
+    unknown = sorted(set(options) - set(cls.settings))
+    if unknown:
+        allowed = ", ".join(s.describe(k) for k, s in cls.settings.items()) or "none"
+        raise AgentError(f"{name}: unknown setting {unknown[0]!r}; allowed: {allowed}")
+    return cls(**options)
+
+
+def describe_agents():
+    """Return a multi-line text listing every agent and its settings with defaults."""
+    lines = []
+    for name, cls in AGENTS.items():
+        lines.append(f"{name}: {cls.__doc__.splitlines()[0]}")
+        for key, setting in cls.settings.items():
+            lines.append(f"    {setting.describe(key)}")
+    return "\n".join(lines)

@@ -1,0 +1,140 @@
+"""Search speed: MCTS simulations/s and alpha-beta nodes/s on one core, both games.
+
+    python benchmarks/bench_agents.py [--repeats 5] [--out benchmarks/results/agents.json]
+
+MCTS runs from each game's start with uniform random playouts to the end (no cut-off); the
+rate counts simulations of one `select_action` call. Alpha-beta runs with the evaluation on
+and a node budget (depth unlimited), so the rate counts nodes: states whose actions were
+generated or which were evaluated. The first call of each (compilation, or loading from
+numba's cache) is timed apart; rates are medians of the repeats (wall clock, one process).
+"""
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import machine, report, timed  # noqa: E402
+
+import ludo_flow  # noqa: E402
+from agents import make_agent  # noqa: E402
+from ludo_flow import dispatch  # noqa: E402
+from ludo_flow.rng import new_rng  # noqa: E402
+
+
+def mcts_rate(game, simulations, repeats):
+    """Return (median simulations/s, all rates, tree nodes of the last run)."""
+    state = game.new_initial_state()
+    rates = []
+    nodes = 0
+    for i in range(repeats):
+        agent = make_agent(f"mcts:simulations={simulations},seed={i}", game)
+        start = time.perf_counter()
+        agent.select_action(state)
+        rates.append(agent.last_stats["simulations"] / (time.perf_counter() - start))
+        nodes = agent.last_stats["nodes"]
+    return float(np.median(rates)), rates, nodes
+
+
+def alphabeta_rate(game, nodes, repeats):
+    """Return (median nodes/s, all rates, depth reached in the last run)."""
+    state = game.new_initial_state()
+    rates = []
+    depth = 0
+    for i in range(repeats):
+        agent = make_agent(f"alphabeta:depth=60,nodes={nodes},seed={i}", game)
+        start = time.perf_counter()
+        agent.select_action(state)
+        rates.append(agent.last_stats["nodes"] / (time.perf_counter() - start))
+        depth = agent.last_stats["depth"]
+    return float(np.median(rates)), rates, depth
+
+
+@njit(cache=True)
+def playout_batch(game_id, state, rng, playouts):
+    """Return the total plies of `playouts` random playouts from `state` through the dispatch."""
+    buf = np.empty(dispatch.MAX_ACTIONS, dtype=np.int32)
+    plies = 0
+    for _ in range(playouts):
+        s = state.copy()
+        while True:
+            a = dispatch.random_action(game_id, s, rng, buf)
+            if a < 0:
+                break
+            dispatch.apply(game_id, s, a, s)
+            plies += 1
+    return plies
+
+
+@njit(cache=True)
+def mcts_playout_batch(game_id, state, rng, playouts):
+    """Return the sum of result codes of `playouts` playouts as MCTS plays them."""
+    total = 0
+    for _ in range(playouts):
+        total += dispatch.playout_in_place(game_id, state.copy(), rng, -1)
+    return total
+
+
+def playout_rate(game, playouts, repeats):
+    """Return (median playouts/s of the MCTS playouts, median playouts/s of the kernels'
+    random_action + apply loop, mean plies per playout): bare playouts, no tree."""
+    start_state = game.new_initial_state().array
+    rng = new_rng(3)
+    playout_batch(game.game_id, start_state, rng, 1)
+    mcts_playout_batch(game.game_id, start_state, rng, 1)
+    fast = []
+    plain = []
+    plies = 0
+    for _ in range(repeats):
+        start = time.perf_counter()
+        mcts_playout_batch(game.game_id, start_state, rng, playouts)
+        fast.append(playouts / (time.perf_counter() - start))
+        start = time.perf_counter()
+        plies = playout_batch(game.game_id, start_state, rng, playouts)
+        plain.append(playouts / (time.perf_counter() - start))
+    return float(np.median(fast)), float(np.median(plain)), plies / playouts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--simulations", type=int, default=50000, help="MCTS simulations per run")
+    parser.add_argument("--nodes", type=int, default=3000000, help="alpha-beta nodes per run")
+    parser.add_argument("--out", default="benchmarks/results/agents.json")
+    args = parser.parse_args()
+    payload = {"machine": machine(), "repeats": args.repeats,
+               "command": "python benchmarks/bench_agents.py " + " ".join(sys.argv[1:])}
+    rows = []
+    for name in ("flow", "tolkuchka"):
+        game = ludo_flow.load_game(name)
+        s = game.new_initial_state()
+        _, first = timed(lambda: (make_agent("mcts:simulations=10", game).select_action(s),
+                                  make_agent("alphabeta:depth=2", game).select_action(s),
+                                  dispatch.playout_in_place(game.game_id, s.array.copy(), new_rng(0), 5)))
+        sims, sims_all, tree_nodes = mcts_rate(game, args.simulations, args.repeats)
+        nps, nps_all, depth = alphabeta_rate(game, args.nodes, args.repeats)
+        bare, plain, plies = playout_rate(game, 20000, args.repeats)
+        payload[name] = {
+            "first_call_seconds": first,
+            "mcts_simulations": args.simulations, "mcts_simulations_per_second": sims,
+            "mcts_runs": sims_all, "mcts_tree_nodes": tree_nodes,
+            "alphabeta_nodes": args.nodes, "alphabeta_nodes_per_second": nps,
+            "alphabeta_runs": nps_all, "alphabeta_depth_reached": depth,
+            "bare_playouts_per_second": bare, "kernel_loop_playouts_per_second": plain,
+            "mean_playout_plies": plies,
+        }
+        rows += [
+            (f"{name}: compile or cache load (first calls)", f"{first:.2f} s"),
+            (f"{name}: MCTS simulations/s (start, {args.simulations:,} sims)", f"{sims:,.0f}"),
+            (f"{name}: MCTS's playouts alone, per second ({plies:.0f} plies each)", f"{bare:,.0f}"),
+            (f"{name}: random_action + apply playouts/s", f"{plain:,.0f}"),
+            (f"{name}: alpha-beta nodes/s (start, {args.nodes:,} nodes, depth {depth})", f"{nps:,.0f}"),
+        ]
+    report(f"Agents benchmark (median of {args.repeats}, one core)", rows, payload, args.out)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,281 @@
+"""Jitted dispatch on a game id: one set of kernel calls that works for every game.
+
+A jitted search reaches the game kernels through these module-level functions, never through a
+function passed as an argument or a closure built by a factory: numba caches a module-level
+`@njit(cache=True)` function that calls other module-level jitted functions, but recompiles a
+closure or a function taking a function argument in every new process (DESIGN.md, "Compile
+once, load from cache"). The game id is `Game.game_id`: FLOW = 0, TOLKUCHKA = 1.
+
+Every game's state is a 1-d uint64 array, so all branches type alike; `MAX_ACTIONS` is the
+largest action buffer any game needs.
+"""
+import numpy as np
+from numba import njit
+
+from .bits import bit, lsb, popcount
+from .flow import kernels as flow
+from .rng import rand_below
+from .tolkuchka import kernels as tolkuchka
+
+FLOW = 0
+TOLKUCHKA = 1
+GAME_IDS = (FLOW, TOLKUCHKA)
+MAX_ACTIONS = max(flow.MAX_ACTIONS, tolkuchka.MAX_ACTIONS)
+# An upper bound (exclusive) of every action id of every game: history tables use it.
+ACTION_SPACE = max(flow.WASH_BASE + 64, 64 * 8)
+
+ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def legal_actions(game, state, out):
+    """Return the number of legal actions written into `out` (0 when the game is over)."""
+    if game == FLOW:
+        return np.int64(flow.legal_actions(state, out))
+    return np.int64(tolkuchka.legal_actions(state, out))
+
+
+@njit(cache=True)
+def apply(game, state, action, out):
+    """Write the state after the legal `action` into `out` (`out` may be `state`); return None."""
+    if game == FLOW:
+        flow.apply(state, action, out)
+    else:
+        tolkuchka.apply(state, action, out)
+
+
+@njit(cache=True)
+def result(game, state):
+    """Return ONGOING (0), WHITE_WINS (1), BLACK_WINS (2) or DRAW (3)."""
+    if game == FLOW:
+        return np.int64(flow.result(state))
+    return np.int64(tolkuchka.result(state))
+
+
+@njit(cache=True)
+def is_terminal(game, state):
+    """Return True if the game is over."""
+    return result(game, state) != ONGOING
+
+
+@njit(cache=True)
+def returns(game, state):
+    """Return White's result: +1.0 win, -1.0 loss, 0.0 draw or not over."""
+    if game == FLOW:
+        return np.float64(flow.returns(state))
+    return np.float64(tolkuchka.returns(state))
+
+
+@njit(cache=True)
+def current_player(game, state):
+    """Return the player to decide: 0 White, 1 Black."""
+    if game == FLOW:
+        return np.int64(flow.current_player(state))
+    return np.int64(tolkuchka.current_player(state))
+
+
+@njit(cache=True)
+def hash_key(game, state):
+    """Return the game's 64-bit key of everything that decides legal actions and result."""
+    if game == FLOW:
+        return flow.hash_key(state)
+    return tolkuchka.hash_key(state)
+
+
+@njit(cache=True)
+def context_key(game, state):
+    """Return a key of what `hash_key` leaves out because it is fixed within one game.
+
+    Flow: the board mask and the turn limit (Tolkuchka's key already holds its limits, so 0).
+    A search table must be cleared when this changes (another board size or limit)."""
+    if game == FLOW:
+        return state[flow.MASK] ^ (state[flow.MAX_TURNS] * np.uint64(0x9E3779B97F4A7C15))
+    return np.uint64(0)
+
+
+@njit(cache=True)
+def evaluate(game, state):
+    """Return the game's heuristic value of a non-final state, White's view, in (-1, 1)."""
+    if game == FLOW:
+        return np.float64(flow.evaluate(state))
+    return np.float64(tolkuchka.evaluate(state))
+
+
+@njit(cache=True)
+def playout(game, state, rng):
+    """Return White's result of the game's own uniform random playout (state unchanged)."""
+    if game == FLOW:
+        return np.float64(flow.playout(state, rng))
+    return np.float64(tolkuchka.playout(state, rng))
+
+
+@njit(cache=True)
+def random_action(game, state, rng, buf):
+    """Return a uniformly random legal action, or -1 when the game is over.
+
+    Flow steps come from the kernel's exact rejection sampler (no full generation);
+    `buf` is an int32 buffer of MAX_ACTIONS entries."""
+    if game == FLOW:
+        if state[flow.RESULT] != ONGOING:
+            return np.int64(-1)
+        if state[flow.PHASE] == flow.PHASE_CHOOSE:
+            n = flow.legal_actions(state, buf)
+        else:
+            if state[flow.STEP] == 1 and state[flow.TURNS] >= state[flow.MAX_TURNS]:
+                return np.int64(-1)
+            return np.int64(flow.random_step(state, rng, buf))
+    else:
+        n = tolkuchka.legal_actions(state, buf)
+    if n == 0:
+        return np.int64(-1)
+    return np.int64(buf[rand_below(rng, n)])
+
+
+@njit(cache=True)
+def _flow_end_turn(s):
+    """Pass the move to the other player (the end of the kernel's `_current_at_rest`)."""
+    s[flow.SIDE] = s[flow.SIDE] ^ np.uint64(1)
+    s[flow.STEP] = 1
+    s[flow.FIRST] = flow.NO_SQUARE
+    s[flow.TURNS] += np.uint64(1)
+    if s[flow.TURNS] >= s[flow.MAX_TURNS]:
+        s[flow.RESULT] = DRAW
+
+
+@njit(cache=True)
+def flow_random_ply(s, rng, buf, tmp):
+    """Make one uniform random decision on an ongoing Flow state `s` in place; return the action.
+
+    Returns -1 when no decision was made: the game ended by rule (turn limit, no first step)
+    or a second step had no legal step and the turn passed. Differs from the kernel's
+    `random_step` + `apply` only in *when* it asks whether a second step exists: `apply`
+    asks right after every first step (a scan of the mover's steps); here a first step that
+    makes no wall just sets step 2, and the next draw finding no legal step ends the turn.
+    Same decisions, same odds, and the state after a whole turn is the kernel's. `tmp` is a
+    state-sized scratch array, `buf` an int32[MAX_ACTIONS] buffer."""
+    if s[flow.PHASE] == flow.PHASE_CHOOSE:
+        n = flow.legal_actions(s, buf)
+        a = np.int64(buf[rand_below(rng, n)])
+        flow.apply(s, a, s)
+        return a
+    if s[flow.STEP] == 1 and s[flow.TURNS] >= s[flow.MAX_TURNS]:
+        s[flow.RESULT] = DRAW
+        return np.int64(-1)
+    sets = flow.step_targets(s)
+    total = 0
+    for i in range(flow.NUM_STEP_SETS):
+        total += popcount(sets[i])
+    if total > 0:
+        width = np.int64(s[flow.WIDTH])
+        mask = s[flow.MASK]
+        for _ in range(8):
+            # A uniform candidate step, kept if legal: uniform over the legal steps.
+            k = rand_below(rng, total)
+            i = 0
+            while popcount(sets[i]) <= k:
+                k -= popcount(sets[i])
+                i += 1
+            targets = sets[i]
+            for _ in range(k):
+                targets &= targets - np.uint64(1)
+            to = lsb(targets)
+            frm = flow.step_origin(s, i, to)
+            a = frm * 64 + to
+            white = s[flow.WHITE]
+            black = s[flow.BLACK]
+            f = bit(frm)
+            t = bit(to)
+            if (white >> np.uint64(frm)) & np.uint64(1):
+                white = (white & ~f) | t
+            else:
+                black = (black & ~f) | t
+            if flow.wash_candidates(white | black, width, mask) != 0:
+                # A wall: let the kernel resolve the current on a copy. The step is illegal
+                # if its forced washes loop (the kernel then stops with the history open)
+                # or the wash choice it reaches has no legal wash.
+                flow.apply(s, a, tmp)
+                if tmp[flow.PHASE] == flow.PHASE_STEP and tmp[flow.NHIST] != 0:
+                    continue
+                if tmp[flow.PHASE] == flow.PHASE_CHOOSE and flow.legal_actions(tmp, buf) == 0:
+                    continue
+                for j in range(s.size):
+                    s[j] = tmp[j]
+                return a
+            # No wall: the step is legal and the current is at rest.
+            s[flow.WHITE] = white
+            s[flow.BLACK] = black
+            if (s[flow.DAMES] >> np.uint64(frm)) & np.uint64(1):
+                s[flow.DAMES] = (s[flow.DAMES] & ~f) | t
+            if (s[flow.KNIGHTS] >> np.uint64(frm)) & np.uint64(1):
+                s[flow.KNIGHTS] = (s[flow.KNIGHTS] & ~f) | t
+            side = s[flow.SIDE]
+            mine = black if side else white
+            if side:
+                far = mask & flow.RANK_1
+            else:
+                far = mask & (flow.RANK_1 << np.uint64(8 * (np.int64(s[flow.HEIGHT]) - 1)))
+            if mine & far:
+                s[flow.RESULT] = BLACK_WINS if side else WHITE_WINS
+            elif s[flow.STEP] == 1:
+                s[flow.FIRST] = to
+                s[flow.STEP] = 2
+            else:
+                _flow_end_turn(s)
+            return a
+        n = flow.legal_actions(s, buf)  # eight misses: draw from the full list, uniform too
+        if n > 0:
+            a = np.int64(buf[rand_below(rng, n)])
+            flow.apply(s, a, s)
+            return a
+    if s[flow.STEP] == 1:
+        s[flow.RESULT] = WHITE_WINS if s[flow.SIDE] else BLACK_WINS  # no first step: a loss
+    else:
+        _flow_end_turn(s)
+    return np.int64(-1)
+
+
+@njit(cache=True)
+def _flow_playout_in_place(state, rng, max_plies):
+    """Flow's branch of `playout_in_place` (see `flow_random_ply`)."""
+    buf = np.empty(flow.MAX_ACTIONS, dtype=np.int32)  # local: the compiler knows it aliases nothing
+    tmp = np.empty(state.size, dtype=np.uint64)
+    plies = 0
+    while state[flow.RESULT] == ONGOING:
+        if max_plies >= 0 and plies >= max_plies:
+            return np.int64(ONGOING)
+        if flow_random_ply(state, rng, buf, tmp) >= 0:
+            plies += 1
+    return np.int64(state[flow.RESULT])
+
+
+@njit(cache=True)
+def _tolkuchka_playout_in_place(state, rng, max_plies):
+    """Tolkuchka's branch of `playout_in_place`, calling the kernels directly in its loop."""
+    buf = np.empty(tolkuchka.MAX_ACTIONS, dtype=np.int32)
+    plies = 0
+    while max_plies < 0 or plies < max_plies:
+        n = tolkuchka.legal_actions(state, buf)
+        if n == 0:
+            break
+        tolkuchka.apply(state, buf[rand_below(rng, n)], state)
+        plies += 1
+    return np.int64(tolkuchka.result(state))
+
+
+@njit(cache=True)
+def playout_in_place(game, state, rng, max_plies):
+    """Play uniform random actions on `state` itself; return the result code at the end.
+
+    With `max_plies` >= 0 it stops after that many actions and may return ONGOING."""
+    if game == FLOW:
+        return _flow_playout_in_place(state, rng, max_plies)
+    return _tolkuchka_playout_in_place(state, rng, max_plies)
+
+
+def kernels_of(game_id):
+    """Return the kernel module of a game id (Python side, for tests and tools)."""
+    if game_id == FLOW:
+        return flow
+    if game_id == TOLKUCHKA:
+        return tolkuchka
+    raise ValueError(f"unknown game id {game_id!r}; known: {', '.join(map(str, GAME_IDS))}")

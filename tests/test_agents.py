@@ -1,0 +1,259 @@
+"""The agent interface: registry and spec strings, the random agent, the human agent, the
+evaluation functions, the dispatch, and the `bestmove` / `play` commands."""
+import io
+from collections import Counter
+
+import numpy as np
+import pytest
+
+import agents
+import ludo_flow
+from agents import AGENTS, Agent, AgentError, make_agent, parse_spec
+from agents.human import HumanAgent
+from ludo_flow import dispatch
+from ludo_flow.cli import main as cli_main
+from ludo_flow.rng import new_rng
+
+
+@pytest.fixture(params=["flow", "tolkuchka"])
+def game(request):
+    return ludo_flow.load_game(request.param)
+
+
+def test_registry_names_every_agent():
+    assert set(AGENTS) == {"random", "alphabeta", "mcts", "human"}
+    for name in ("random", "alphabeta", "mcts"):
+        agent = make_agent(name)
+        assert isinstance(agent, Agent)
+        assert agent.name == name
+
+
+def test_spec_strings_set_settings():
+    agent = make_agent("mcts:simulations=2000,c=1.4,seed=7")
+    assert isinstance(agent, agents.MCTSAgent)
+    assert agent.options["simulations"] == 2000 and agent.options["c"] == 1.4
+    assert agent.name == "mcts:simulations=2000,c=1.4,seed=7"
+    assert make_agent(agent.name).options == agent.options
+    assert parse_spec(" alphabeta : depth=3 , tt=0 ") == ("alphabeta", {"depth": "3", "tt": "0"})
+    assert make_agent("alphabeta:depth=3", ludo_flow.load_game("flow"), depth=5).options["depth"] == 5
+
+
+@pytest.mark.parametrize("spec,words", [
+    ("minimax", ["unknown agent", "random, alphabeta, mcts, human"]),
+    ("mcts:sims=10", ["unknown setting 'sims'", "simulations=", "time=", "seed="]),
+    ("alphabeta:depth=x", ["depth must be int"]),
+    ("alphabeta:depth=0", ["depth must be >= 1"]),
+    ("alphabeta:tt=1000", ["power of two"]),
+    ("mcts:simulations=0", ["give a budget"]),
+    ("mcts:seed", ["key=value"]),
+    ("random:seed=1,seed=2", ["given twice"]),
+    ("", ["agent spec"]),
+])
+def test_bad_specs_raise_clear_value_errors(spec, words):
+    with pytest.raises(ValueError) as info:
+        make_agent(spec)
+    assert isinstance(info.value, AgentError)
+    for word in words:
+        assert word in str(info.value)
+
+
+def test_agents_refuse_finished_games_and_non_states():
+    game = ludo_flow.load_game("flow", "fountain")
+    s = game.new_initial_state()
+    with pytest.raises(AgentError):
+        make_agent("random").select_action(s.array)
+    final = s.clone()
+    rng = np.random.default_rng(0)
+    while not final.is_terminal():
+        final.apply(int(rng.choice(final.legal_actions())))
+    for spec in ("random", "alphabeta:depth=1", "mcts:simulations=10"):
+        with pytest.raises(AgentError, match="game is over"):
+            make_agent(spec).select_action(final)
+
+
+def test_random_agent_is_uniform_seeded_and_leaves_the_state_alone(game):
+    s = game.new_initial_state()
+    legal = s.legal_actions()
+    agent = make_agent("random:seed=3")
+    before = s.clone()
+    picks = Counter(agent.select_action(s) for _ in range(200 * len(legal)))
+    assert s == before
+    assert set(picks) == set(legal)
+    # Chi-square against uniform, df = len(legal) - 1; 3x df is far beyond chance here.
+    expected = 200
+    chi2 = sum((n - expected) ** 2 / expected for n in picks.values())
+    assert chi2 < 3 * len(legal)
+    one = make_agent("random:seed=3")
+    two = make_agent("random:seed=3")
+    assert [one.select_action(s) for _ in range(20)] == [two.select_action(s) for _ in range(20)]
+    one.reset(9)
+    two.reset(9)
+    assert [one.select_action(s) for _ in range(20)] == [two.select_action(s) for _ in range(20)]
+
+
+def test_dispatch_matches_each_games_kernels(game):
+    k = game.kernels
+    s = game.new_initial_state()
+    rng = np.random.default_rng(1)
+    buf = np.empty(dispatch.MAX_ACTIONS, dtype=np.int32)
+    for _ in range(40):
+        if s.is_terminal():
+            break
+        a = s.array
+        n = dispatch.legal_actions(game.game_id, a, buf)
+        assert sorted(buf[:n].tolist()) == sorted(s.legal_actions())
+        assert dispatch.result(game.game_id, a) == k.result(a)
+        assert dispatch.current_player(game.game_id, a) == k.current_player(a)
+        assert dispatch.hash_key(game.game_id, a) == k.hash_key(a)
+        assert dispatch.evaluate(game.game_id, a) == k.evaluate(a)
+        action = int(rng.choice(s.legal_actions()))
+        out = np.empty_like(a)
+        dispatch.apply(game.game_id, a, action, out)
+        s.apply(action)
+        assert np.array_equal(out, s.array)
+    with pytest.raises(ValueError):
+        dispatch.kernels_of(7)
+
+
+def test_dispatch_random_actions_are_legal_and_playouts_end(game):
+    rng = new_rng(4)
+    buf = np.empty(dispatch.MAX_ACTIONS, dtype=np.int32)
+    s = game.new_initial_state()
+    for _ in range(30):
+        a = dispatch.random_action(game.game_id, s.array, rng, buf)
+        assert a in s.legal_actions()
+        s.apply(int(a))
+        if s.is_terminal():
+            break
+    start = game.new_initial_state()
+    scratch = start.array.copy()
+    code = dispatch.playout_in_place(game.game_id, scratch, rng, -1)
+    assert code in (1, 2, 3) and code == game.kernels.result(scratch)
+    scratch = start.array.copy()
+    assert dispatch.playout_in_place(game.game_id, scratch, rng, 3) == 0  # cut off after 3 plies
+
+
+def test_evaluations_are_bounded_and_antisymmetric():
+    flow = ludo_flow.load_game("flow")
+    s = flow.new_initial_state()
+    k = flow.kernels
+    assert k.evaluate(s.array) == pytest.approx(0.0)  # the start is symmetric
+    advanced = flow.from_string("1r1n1n1r/p1p1p1p1/1p1p1p1p/P7/8/2P1P1P1/1P1P1P1P/R1N1N1R1 b 1 - 1")
+    assert 0 < k.evaluate(advanced.array) < 1  # White's pawn on a5 is nearer its goal
+    # Mirror ranks and swap colours: the value changes sign.
+    mirrored = advanced.array.copy()
+    flip = lambda b: int.from_bytes(int(b).to_bytes(8, "little")[::-1], "little")
+    mirrored[k.WHITE], mirrored[k.BLACK] = flip(advanced.array[k.BLACK]), flip(advanced.array[k.WHITE])
+    mirrored[k.DAMES] = flip(advanced.array[k.DAMES])
+    assert k.evaluate(mirrored) == pytest.approx(-k.evaluate(advanced.array))
+    tolk = ludo_flow.load_game("tolkuchka")
+    t = tolk.new_initial_state()
+    T = tolk.kernels
+    assert T.evaluate(t.array) == pytest.approx(0.0)
+    up = tolk.from_string("WW6/8/8/8/8/8/8/BB4WW w - 0 0")  # four White checkers, two Black
+    assert 0 < T.evaluate(up.array) < 1
+    swapped = up.array.copy()
+    swapped[T.WHITE], swapped[T.BLACK] = up.array[T.BLACK], up.array[T.WHITE]
+    assert T.evaluate(swapped) == pytest.approx(-T.evaluate(up.array))
+    for g in (flow, tolk):
+        st = g.new_initial_state()
+        rng = np.random.default_rng(2)
+        while not st.is_terminal():
+            assert -1 < g.kernels.evaluate(st.array) < 1
+            st.apply(int(rng.choice(st.legal_actions())))
+
+
+def test_human_agent_asks_again_until_the_move_is_legal():
+    game = ludo_flow.load_game("flow", "fountain")
+    s = game.new_initial_state()
+    answers = iter(["", "z9-z9", "a1-a3", "a2-b2"])
+    out = io.StringIO()
+    agent = HumanAgent(input_fn=lambda prompt: next(answers), output=out)
+    assert agent.select_action(s) == s.parse_action("a2-b2")
+    text = out.getvalue()
+    assert "legal:" in text and "a2-b2" in text
+    assert text.count("try again") == 3
+
+
+def test_cli_bestmove_prints_stats_then_the_move(capsys):
+    assert cli_main(["bestmove", "flow", "--variant", "fountain", "--after", "a2-b2",
+                     "--agent", "alphabeta:depth=3"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    s = ludo_flow.load_game("flow", "fountain").new_initial_state().apply_sequence("a2-b2")
+    assert s.parse_action(lines[-1]) in s.legal_actions()
+    assert any(line.startswith("nodes: ") for line in lines[:-1])
+    assert any(line.startswith("pv: " + lines[-1]) for line in lines[:-1])
+    assert cli_main(["bestmove", "tolkuchka", "--agent", "mcts:simulations=50"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1] in [ludo_flow.load_game("tolkuchka").new_initial_state().action_to_string(a)
+                         for a in ludo_flow.load_game("tolkuchka").new_initial_state().legal_actions()]
+    assert any(line.startswith("visits: ") for line in lines)
+
+
+def test_cli_reports_bad_agent_specs_on_one_line(capsys):
+    assert cli_main(["bestmove", "flow", "--agent", "mcts:sims=3"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown setting 'sims'" in err and len(err.strip().splitlines()) == 1
+
+
+def test_cli_play_prints_moves_and_ends_with_the_result(capsys):
+    assert cli_main(["play", "flow", "--variant", "stones", "--white", "alphabeta:depth=2",
+                     "--black", "random", "--seed", "5"]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1] in ("1-0", "0-1", "1/2-1/2")
+    assert lines[0].startswith("1. White ")
+    # Replaying the printed moves gives the printed result.
+    s = ludo_flow.load_game("flow", "stones").new_initial_state()
+    for line in lines[:-1]:
+        s.apply(s.parse_action(line.split()[-1]))
+    assert s.result_string() == lines[-1]
+    assert cli_main(["play", "tolkuchka", "--white", "random", "--black", "random", "--seed", "1",
+                     "--param", "quiet_plies=10"]) == 0
+    assert capsys.readouterr().out.strip().splitlines()[-1] in ("1-0", "0-1", "1/2-1/2")
+
+
+def test_cli_play_with_a_human(monkeypatch, capsys):
+    answers = iter(["nonsense", "b4-d6"] + ["quit"] * 10)
+    monkeypatch.setattr("builtins.input", lambda prompt="": next(answers))
+    code = cli_main(["play", "tolkuchka", "--white", "human", "--black", "random",
+                     "--param", "max_plies=2"])
+    out = capsys.readouterr().out
+    assert code == 0
+    assert "1. White b4-d6" in out and out.strip().splitlines()[-1] == "1/2-1/2"
+
+
+def test_flow_fast_playout_plays_legal_actions_and_the_kernels_result():
+    """Replaying every action of `flow_random_ply` through the kernels gives the same game."""
+    buf = np.empty(dispatch.MAX_ACTIONS, dtype=np.int32)
+    rng = new_rng(21)
+    for variant in ("standard", "stones", "fountain"):
+        game = ludo_flow.load_game("flow", variant, max_turns=40)
+        k = game.kernels
+        for _ in range(40):
+            fast = game.new_initial_state().array.copy()
+            tmp = np.empty_like(fast)
+            kernel = game.new_initial_state()
+            while fast[k.RESULT] == k.ONGOING:
+                a = dispatch.flow_random_ply(fast, rng, buf, tmp)
+                if a >= 0:
+                    assert kernel.is_legal(int(a))
+                    kernel.apply(int(a))
+            assert kernel.result_string() == {1: "1-0", 2: "0-1", 3: "1/2-1/2"}[int(fast[k.RESULT])]
+            assert np.array_equal(fast[:k.MASK], kernel.array[:k.MASK])
+
+
+@pytest.mark.parametrize("after", ["", "b2-b3", "e3-e4", "e3-e4 c3-c4"])
+def test_flow_fast_playout_draws_uniformly(after):
+    game = ludo_flow.load_game("flow")
+    s = game.new_initial_state().apply_sequence(after)
+    legal = s.legal_actions()
+    buf = np.empty(dispatch.MAX_ACTIONS, dtype=np.int32)
+    tmp = np.empty_like(s.array)
+    rng = new_rng(8)
+    draws = 150 * len(legal)
+    picks = Counter()
+    for _ in range(draws):
+        picks[int(dispatch.flow_random_ply(s.array.copy(), rng, buf, tmp))] += 1
+    assert set(picks) == set(legal)
+    chi2 = sum((n - 150) ** 2 / 150 for n in picks.values())
+    assert chi2 < 3 * len(legal)
