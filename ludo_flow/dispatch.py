@@ -161,7 +161,7 @@ def flow_random_ply(s, rng, buf, tmp):
     if s[flow.STEP] == 1 and s[flow.TURNS] >= s[flow.MAX_TURNS]:
         s[flow.RESULT] = DRAW
         return np.int64(-1)
-    sets = flow.step_targets(s)
+    sets = flow.step_targets(s[flow.SIDE], flow.movable_pieces(s), s[flow.WHITE] | s[flow.BLACK], s[flow.DAMES], s[flow.MASK])
     total = 0
     for i in range(flow.NUM_STEP_SETS):
         total += popcount(sets[i])
@@ -179,7 +179,7 @@ def flow_random_ply(s, rng, buf, tmp):
             for _ in range(k):
                 targets &= targets - np.uint64(1)
             to = lsb(targets)
-            frm = flow.step_origin(s, i, to)
+            frm = flow.step_origin(s[flow.SIDE], s[flow.WHITE] | s[flow.BLACK], i, to)
             a = frm * 64 + to
             white = s[flow.WHITE]
             black = s[flow.BLACK]

@@ -237,20 +237,25 @@ NUM_STEP_SETS = 10  # pawn: forward 1/2, left 1/2, right 1/2; dame: up, down, le
 
 
 @njit(cache=True)
-def step_targets(state):
-    """Return the 10 boards of squares the mover's pieces can step to (legal or not).
+def movable_pieces(state):
+    """Return the board of the mover's pieces allowed to step (all but the first-moved one)."""
+    own = state[BLACK] if state[SIDE] else state[WHITE]
+    if state[STEP] == 2 and state[FIRST] != NO_SQUARE:
+        own &= ~bit(state[FIRST])  # the first-moved piece may not make the second step
+    return own
+
+
+@njit(cache=True)
+def step_targets(side, movable, occ, dames, mask):
+    """Return the 10 boards of squares the `movable` pieces can step to (legal or not).
 
     Sets 0-5 are pawn steps (forward 1, forward 2, left 1, left 2, right 1, right 2), sets
     6-9 dame rays (up, down, left, right). Each target square of a set has exactly one
-    origin (`step_origin`), so the boards' popcounts count the candidate steps."""
-    side = state[SIDE]
-    own = state[BLACK] if side else state[WHITE]
-    if state[STEP] == 2 and state[FIRST] != NO_SQUARE:
-        own &= ~bit(state[FIRST])  # the first-moved piece may not make the second step
-    mask = state[MASK]
-    empty = mask & ~(state[WHITE] | state[BLACK])
-    pawns = own & ~state[DAMES]
-    dames = own & state[DAMES]
+    origin (`step_origin`), so the boards' popcounts count the candidate steps. Scalars in,
+    scalars out: no array reference counting on this hot path."""
+    empty = mask & ~occ
+    pawns = movable & ~dames
+    rays = movable & dames
     not_a = ~FILE_A
     not_h = ~FILE_H
     if side:
@@ -263,10 +268,10 @@ def step_targets(state):
     left2 = (left1 >> uint64(1)) & not_h & empty
     right1 = (pawns << uint64(1)) & not_a & empty
     right2 = (right1 << uint64(1)) & not_a & empty
-    up = (dames << uint64(8)) & empty
-    down = (dames >> uint64(8)) & empty
-    left = (dames >> uint64(1)) & not_h & empty
-    right = (dames << uint64(1)) & not_a & empty
+    up = (rays << uint64(8)) & empty
+    down = (rays >> uint64(8)) & empty
+    left = (rays >> uint64(1)) & not_h & empty
+    right = (rays << uint64(1)) & not_a & empty
     for _ in range(6):
         up |= (up << uint64(8)) & empty
         down |= (down >> uint64(8)) & empty
@@ -276,9 +281,12 @@ def step_targets(state):
 
 
 @njit(cache=True)
-def step_origin(state, set_index, to):
-    """Return the square a step of target set `set_index` to square `to` starts from."""
-    fwd = -8 if state[SIDE] else 8
+def step_origin(side, occ, set_index, to):
+    """Return the square a step of target set `set_index` to square `to` starts from.
+
+    Takes the side to move and the occupancy rather than the state: it runs once per
+    candidate step, and an array argument would cost a reference-count round trip each time."""
+    fwd = -8 if side else 8
     if set_index == 0:
         return to - fwd
     if set_index == 1:
@@ -292,7 +300,6 @@ def step_origin(state, set_index, to):
     if set_index == 5:
         return to - 2
     back = -8 if set_index == 6 else 8 if set_index == 7 else 1 if set_index == 8 else -1
-    occ = state[WHITE] | state[BLACK]
     frm = to + back
     while not (occ >> uint64(frm)) & uint64(1):
         frm += back  # the squares between a dame and its target are empty
@@ -302,19 +309,20 @@ def step_origin(state, set_index, to):
 @njit(cache=True)
 def _steps(state, out):
     """Write the legal steps of the side to move into `out`; return their number."""
-    sets = step_targets(state)
+    side = state[SIDE]
     white = state[WHITE]
     black = state[BLACK]
     dames = state[DAMES]
     mask = state[MASK]
     width = np.int64(state[WIDTH])
+    sets = step_targets(side, movable_pieces(state), white | black, dames, mask)
     n = 0
     for i in range(NUM_STEP_SETS):
         targets = sets[i]
         while targets:
             to = lsb(targets)
             targets &= targets - uint64(1)
-            frm = step_origin(state, i, to)
+            frm = step_origin(side, white | black, i, to)
             if _step_is_legal(white, black, dames, frm, to, width, mask):
                 out[n] = frm * 64 + to
                 n += 1
@@ -322,20 +330,25 @@ def _steps(state, out):
 
 
 @njit(cache=True)
-def has_legal_step(state):
-    """Return True if the side to move has at least one legal step (the current one)."""
-    # The same scan as _steps, stopping at the first legal step and needing no buffer.
-    sets = step_targets(state)
-    width = np.int64(state[WIDTH])
+def _any_legal_step(side, movable, white, black, dames, mask, width):
+    """Return True if one of the `movable` pieces has a legal step (the scan of _steps, stopped early)."""
+    sets = step_targets(side, movable, white | black, dames, mask)
     for i in range(NUM_STEP_SETS):
         targets = sets[i]
         while targets:
             to = lsb(targets)
             targets &= targets - uint64(1)
-            frm = step_origin(state, i, to)
-            if _step_is_legal(state[WHITE], state[BLACK], state[DAMES], frm, to, width, state[MASK]):
+            frm = step_origin(side, white | black, i, to)
+            if _step_is_legal(white, black, dames, frm, to, width, mask):
                 return True
     return False
+
+
+@njit(cache=True)
+def has_legal_step(state):
+    """Return True if the side to move has at least one legal step (the current one)."""
+    return _any_legal_step(state[SIDE], movable_pieces(state), state[WHITE], state[BLACK],
+                           state[DAMES], state[MASK], np.int64(state[WIDTH]))
 
 
 @njit(cache=True)
@@ -344,17 +357,18 @@ def random_step(state, rng, buf):
 
     A uniform pick among the candidate steps that turns out legal is uniform among the
     legal ones; after 8 misses the legal steps are generated in full into `buf`."""
-    sets = step_targets(state)
-    total = 0
-    for i in range(NUM_STEP_SETS):
-        total += popcount(sets[i])
-    if total == 0:
-        return -1
+    side = state[SIDE]
     white = state[WHITE]
     black = state[BLACK]
     dames = state[DAMES]
     mask = state[MASK]
     width = np.int64(state[WIDTH])
+    sets = step_targets(side, movable_pieces(state), white | black, dames, mask)
+    total = 0
+    for i in range(NUM_STEP_SETS):
+        total += popcount(sets[i])
+    if total == 0:
+        return -1
     for _ in range(8):
         k = rand_below(rng, total)
         i = 0
@@ -365,7 +379,7 @@ def random_step(state, rng, buf):
         for _ in range(k):
             targets &= targets - uint64(1)
         to = lsb(targets)
-        frm = step_origin(state, i, to)
+        frm = step_origin(side, white | black, i, to)
         if _step_is_legal(white, black, dames, frm, to, width, mask):
             return frm * 64 + to
     n = _steps(state, buf)
@@ -437,7 +451,8 @@ def _current_at_rest(s):
         return
     if s[STEP] == 1:
         s[STEP] = 2
-        if has_legal_step(s):
+        movable = mine & ~bit(s[FIRST]) if s[FIRST] != NO_SQUARE else mine
+        if _any_legal_step(side, movable, s[WHITE], s[BLACK], s[DAMES], s[MASK], np.int64(s[WIDTH])):
             return
     _end_turn(s)
 
@@ -520,8 +535,11 @@ def result(state):
         return np.int64(r)
     if state[TURNS] >= state[MAX_TURNS]:
         return DRAW
-    if not has_legal_step(state):
-        return WHITE_WINS if state[SIDE] else BLACK_WINS
+    side = state[SIDE]
+    own = state[BLACK] if side else state[WHITE]
+    if not _any_legal_step(side, own, state[WHITE], state[BLACK], state[DAMES], state[MASK],
+                           np.int64(state[WIDTH])):
+        return WHITE_WINS if side else BLACK_WINS
     return ONGOING
 
 
