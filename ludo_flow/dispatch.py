@@ -12,7 +12,6 @@ largest action buffer any game needs.
 import numpy as np
 from numba import njit
 
-from .bits import bit, lsb, popcount
 from .flow import kernels as flow
 from .rng import rand_below
 from .tolkuchka import kernels as tolkuchka
@@ -132,118 +131,14 @@ def random_action(game, state, rng, buf):
 
 
 @njit(cache=True)
-def _flow_end_turn(s):
-    """Pass the move to the other player (the end of the kernel's `_current_at_rest`)."""
-    s[flow.SIDE] = s[flow.SIDE] ^ np.uint64(1)
-    s[flow.STEP] = 1
-    s[flow.FIRST] = flow.NO_SQUARE
-    s[flow.TURNS] += np.uint64(1)
-    if s[flow.TURNS] >= s[flow.MAX_TURNS]:
-        s[flow.RESULT] = DRAW
-
-
-@njit(cache=True)
-def flow_random_ply(s, rng, buf, tmp):
-    """Make one uniform random decision on an ongoing Flow state `s` in place; return the action.
-
-    Returns -1 when no decision was made: the game ended by rule (turn limit, no first step)
-    or a second step had no legal step and the turn passed. Differs from the kernel's
-    `random_step` + `apply` only in *when* it asks whether a second step exists: `apply`
-    asks right after every first step (a scan of the mover's steps); here a first step that
-    makes no wall just sets step 2, and the next draw finding no legal step ends the turn.
-    Same decisions, same odds, and the state after a whole turn is the kernel's. `tmp` is a
-    state-sized scratch array, `buf` an int32[MAX_ACTIONS] buffer."""
-    if s[flow.PHASE] == flow.PHASE_CHOOSE:
-        n = flow.legal_actions(s, buf)
-        a = np.int64(buf[rand_below(rng, n)])
-        flow.apply(s, a, s)
-        return a
-    if s[flow.STEP] == 1 and s[flow.TURNS] >= s[flow.MAX_TURNS]:
-        s[flow.RESULT] = DRAW
-        return np.int64(-1)
-    sets = flow.step_targets(s[flow.SIDE], flow.movable_pieces(s), s[flow.WHITE] | s[flow.BLACK], s[flow.DAMES], s[flow.MASK])
-    total = 0
-    for i in range(flow.NUM_STEP_SETS):
-        total += popcount(sets[i])
-    if total > 0:
-        width = np.int64(s[flow.WIDTH])
-        mask = s[flow.MASK]
-        for _ in range(8):
-            # A uniform candidate step, kept if legal: uniform over the legal steps.
-            k = rand_below(rng, total)
-            i = 0
-            while popcount(sets[i]) <= k:
-                k -= popcount(sets[i])
-                i += 1
-            targets = sets[i]
-            for _ in range(k):
-                targets &= targets - np.uint64(1)
-            to = lsb(targets)
-            frm = flow.step_origin(s[flow.SIDE], s[flow.WHITE] | s[flow.BLACK], i, to)
-            a = frm * 64 + to
-            white = s[flow.WHITE]
-            black = s[flow.BLACK]
-            f = bit(frm)
-            t = bit(to)
-            if (white >> np.uint64(frm)) & np.uint64(1):
-                white = (white & ~f) | t
-            else:
-                black = (black & ~f) | t
-            if flow.wash_candidates(white | black, width, mask) != 0:
-                # A wall: let the kernel resolve the current on a copy. The step is illegal
-                # if its forced washes loop (the kernel then stops with the history open)
-                # or the wash choice it reaches has no legal wash.
-                flow.apply(s, a, tmp)
-                if tmp[flow.PHASE] == flow.PHASE_STEP and tmp[flow.NHIST] != 0:
-                    continue
-                if tmp[flow.PHASE] == flow.PHASE_CHOOSE and flow.legal_actions(tmp, buf) == 0:
-                    continue
-                for j in range(s.size):
-                    s[j] = tmp[j]
-                return a
-            # No wall: the step is legal and the current is at rest.
-            s[flow.WHITE] = white
-            s[flow.BLACK] = black
-            if (s[flow.DAMES] >> np.uint64(frm)) & np.uint64(1):
-                s[flow.DAMES] = (s[flow.DAMES] & ~f) | t
-            if (s[flow.KNIGHTS] >> np.uint64(frm)) & np.uint64(1):
-                s[flow.KNIGHTS] = (s[flow.KNIGHTS] & ~f) | t
-            side = s[flow.SIDE]
-            mine = black if side else white
-            if side:
-                far = mask & flow.RANK_1
-            else:
-                far = mask & (flow.RANK_1 << np.uint64(8 * (np.int64(s[flow.HEIGHT]) - 1)))
-            if mine & far:
-                s[flow.RESULT] = BLACK_WINS if side else WHITE_WINS
-            elif s[flow.STEP] == 1:
-                s[flow.FIRST] = to
-                s[flow.STEP] = 2
-            else:
-                _flow_end_turn(s)
-            return a
-        n = flow.legal_actions(s, buf)  # eight misses: draw from the full list, uniform too
-        if n > 0:
-            a = np.int64(buf[rand_below(rng, n)])
-            flow.apply(s, a, s)
-            return a
-    if s[flow.STEP] == 1:
-        s[flow.RESULT] = WHITE_WINS if s[flow.SIDE] else BLACK_WINS  # no first step: a loss
-    else:
-        _flow_end_turn(s)
-    return np.int64(-1)
-
-
-@njit(cache=True)
 def _flow_playout_in_place(state, rng, max_plies):
-    """Flow's branch of `playout_in_place` (see `flow_random_ply`)."""
-    buf = np.empty(flow.MAX_ACTIONS, dtype=np.int32)  # local: the compiler knows it aliases nothing
-    tmp = np.empty(state.size, dtype=np.uint64)
+    """Flow's branch of `playout_in_place`, through the kernel's fast `random_ply`."""
+    buf = np.empty(flow.MAX_ACTIONS, dtype=np.int32)
     plies = 0
     while state[flow.RESULT] == ONGOING:
         if max_plies >= 0 and plies >= max_plies:
             return np.int64(ONGOING)
-        if flow_random_ply(state, rng, buf, tmp) >= 0:
+        if flow.random_ply(state, rng, buf) >= 0:
             plies += 1
     return np.int64(state[flow.RESULT])
 

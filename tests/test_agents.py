@@ -223,7 +223,7 @@ def test_cli_play_with_a_human(monkeypatch, capsys):
 
 
 def test_flow_fast_playout_plays_legal_actions_and_the_kernels_result():
-    """Replaying every action of `flow_random_ply` through the kernels gives the same game."""
+    """Replaying every action of the kernel's `random_ply` through the State layer gives the same game."""
     buf = np.empty(dispatch.MAX_ACTIONS, dtype=np.int32)
     rng = new_rng(21)
     for variant in ("standard", "stones", "fountain"):
@@ -231,10 +231,9 @@ def test_flow_fast_playout_plays_legal_actions_and_the_kernels_result():
         k = game.kernels
         for _ in range(40):
             fast = game.new_initial_state().array.copy()
-            tmp = np.empty_like(fast)
             kernel = game.new_initial_state()
             while fast[k.RESULT] == k.ONGOING:
-                a = dispatch.flow_random_ply(fast, rng, buf, tmp)
+                a = k.random_ply(fast, rng, buf)
                 if a >= 0:
                     assert kernel.is_legal(int(a))
                     kernel.apply(int(a))
@@ -248,12 +247,11 @@ def test_flow_fast_playout_draws_uniformly(after):
     s = game.new_initial_state().apply_sequence(after)
     legal = s.legal_actions()
     buf = np.empty(dispatch.MAX_ACTIONS, dtype=np.int32)
-    tmp = np.empty_like(s.array)
     rng = new_rng(8)
     draws = 150 * len(legal)
     picks = Counter()
     for _ in range(draws):
-        picks[int(dispatch.flow_random_ply(s.array.copy(), rng, buf, tmp))] += 1
+        picks[int(game.kernels.random_ply(s.array.copy(), rng, buf))] += 1
     assert set(picks) == set(legal)
     chi2 = sum((n - 150) ** 2 / 150 for n in picks.values())
     assert chi2 < 3 * len(legal)

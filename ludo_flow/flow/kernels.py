@@ -610,6 +610,59 @@ def evaluate(state):
 
 
 @njit(cache=True)
+def random_ply(s, rng, buf):
+    """Make one uniformly random decision on the ongoing state `s` in place; return it.
+
+    Return -1 when no decision was made because the rules ended the turn or the game. For
+    speed a first step that makes no wall goes straight to step 2, skipping `apply`'s scan
+    for a legal second step; a step-2 state with none then ends the turn here. Decisions and
+    their odds are those of legal_actions + apply; only that transient step-2 state differs.
+    `buf` is an int32 buffer of MAX_ACTIONS entries."""
+    if s[PHASE] == PHASE_CHOOSE:
+        n = legal_actions(s, buf)
+        action = np.int64(buf[rand_below(rng, n)])
+        apply(s, action, s)
+        return action
+    if s[STEP] == 1 and s[TURNS] >= s[MAX_TURNS]:
+        s[RESULT] = DRAW
+        return np.int64(-1)
+    action = random_step(s, rng, buf)
+    if action < 0:
+        if s[STEP] == 1:
+            s[RESULT] = WHITE_WINS if s[SIDE] else BLACK_WINS  # no first step: a loss
+        else:
+            _end_turn(s)
+        return np.int64(-1)
+    frm = action >> 6
+    to = action & 63
+    f = bit(frm)
+    t = bit(to)
+    side = s[SIDE]
+    mine = ((s[BLACK] if side else s[WHITE]) & ~f) | t
+    theirs = s[WHITE] if side else s[BLACK]
+    if wash_candidates(mine | theirs, np.int64(s[WIDTH]), s[MASK]) != 0:
+        apply(s, action, s)  # a wall: the full current
+        return action
+    if side:
+        s[BLACK] = mine
+    else:
+        s[WHITE] = mine
+    if (s[DAMES] >> uint64(frm)) & uint64(1):
+        s[DAMES] = (s[DAMES] & ~f) | t
+    if (s[KNIGHTS] >> uint64(frm)) & uint64(1):
+        s[KNIGHTS] = (s[KNIGHTS] & ~f) | t
+    # At rest without a wash only the mover's piece moved, so only the mover can have won.
+    if mine & _far_edge(side, s[MASK], np.int64(s[HEIGHT])):
+        s[RESULT] = BLACK_WINS if side else WHITE_WINS
+    elif s[STEP] == 1:
+        s[STEP] = 2
+        s[FIRST] = to
+    else:
+        _end_turn(s)
+    return action
+
+
+@njit(cache=True)
 def playout_with_length(state, rng):
     """Play uniformly random legal actions from `state` (unchanged) to the end.
 
@@ -618,17 +671,8 @@ def playout_with_length(state, rng):
     buf = np.empty(MAX_ACTIONS, dtype=np.int32)
     plies = 0
     while s[RESULT] == ONGOING:
-        if s[PHASE] == PHASE_CHOOSE:
-            n = legal_actions(s, buf)
-            action = np.int64(buf[rand_below(rng, n)])
-        else:
-            if s[STEP] == 1 and s[TURNS] >= s[MAX_TURNS]:
-                break
-            action = random_step(s, rng, buf)
-            if action < 0:
-                break
-        apply(s, action, s)
-        plies += 1
+        if random_ply(s, rng, buf) >= 0:
+            plies += 1
     return returns(s), plies
 
 
