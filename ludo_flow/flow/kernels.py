@@ -595,15 +595,14 @@ def evaluate(state):
         best = 0
         total = 0
         cnt = 0
-        while pieces:
-            sq = lsb(pieces)
-            pieces &= pieces - uint64(1)
-            r = sq >> 3
-            adv = span - r if side else r
-            total += adv
-            cnt += 1
-            if adv > best:
-                best = adv
+        for r in range(height):  # a popcount per rank: no loop over pieces
+            c = popcount(pieces & (RANK_1 << uint64(8 * r)))
+            if c:
+                adv = span - r if side else r
+                total += adv * c
+                cnt += c
+                if adv > best:
+                    best = adv
         v = 3.0 * (best * best) / (span * span) + 0.5 * total / (span * 8.0) + 0.25 * cnt
         score += -v if side else v
     return np.tanh(score / 4.0)
