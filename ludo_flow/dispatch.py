@@ -174,3 +174,19 @@ def kernels_of(game_id):
     if game_id == TOLKUCHKA:
         return tolkuchka
     raise ValueError(f"unknown game id {game_id!r}; known: {', '.join(map(str, GAME_IDS))}")
+
+
+@njit(cache=True)
+def playout_with_length(game, state, rng):
+    """Return (White's result, decisions played) of the game's uniform random playout (state unchanged)."""
+    if game == FLOW:
+        return flow.playout_with_length(state, rng)
+    return tolkuchka.playout_with_length(state, rng)
+
+
+@njit(cache=True)
+def perft(game, state, depth):
+    """Return the game's perft count `depth` plies below `state`."""
+    if game == FLOW:
+        return np.int64(flow.perft(state, depth))
+    return np.int64(tolkuchka.perft(state, depth))

@@ -18,7 +18,7 @@ def new_rng(seed=0):
     return np.array([int(seed) & 0xFFFFFFFFFFFFFFFF], dtype=np.uint64)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # tiny and hot: a call would cost two atomic refcounts
 def next_u64(rng):
     """Return the next 64-bit random word and advance the generator."""
     rng[0] += _GOLDEN
@@ -28,7 +28,7 @@ def next_u64(rng):
     return z ^ (z >> uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rand_below(rng, n):
     """Return an exactly uniform integer in [0, n) for 1 <= n < 2**32 (rejection sampling)."""
     bound = uint64(n)
@@ -39,7 +39,7 @@ def rand_below(rng, n):
             return np.int64(x % bound)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def rand_float(rng):
     """Return a uniform float in [0, 1) with 53 random bits."""
     return (next_u64(rng) >> uint64(11)) * (1.0 / 9007199254740992.0)

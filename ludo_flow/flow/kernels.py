@@ -236,7 +236,7 @@ def _rests_after_step(white, black, dames, width, mask):
 NUM_STEP_SETS = 10  # pawn: forward 1/2, left 1/2, right 1/2; dame: up, down, left, right
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def movable_pieces(state):
     """Return the board of the mover's pieces allowed to step (all but the first-moved one)."""
     own = state[BLACK] if state[SIDE] else state[WHITE]
@@ -351,7 +351,7 @@ def has_legal_step(state):
                            state[DAMES], state[MASK], np.int64(state[WIDTH]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def random_step(state, rng, buf):
     """Return a uniformly random legal step (-1 if none), by exact rejection sampling.
 
@@ -457,7 +457,7 @@ def _current_at_rest(s):
     _end_turn(s)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _end_turn(s):
     """Pass the move to the other player; the game is drawn once max_turns turns are complete."""
     s[SIDE] = s[SIDE] ^ uint64(1)
