@@ -153,10 +153,27 @@ def can_rest(white, black, dames, hist, nhist, width, mask):
     cands = wash_candidates(white | black, width, mask)
     if cands == 0:
         return True
-    sw = np.empty(MAX_WASHES + 2, dtype=np.uint64)
-    sb = np.empty(MAX_WASHES + 2, dtype=np.uint64)
-    sd = np.empty(MAX_WASHES + 2, dtype=np.uint64)
-    rem = np.empty(MAX_WASHES + 2, dtype=np.uint64)
+    # Most choices rest after one wash: try those first, before allocating a search stack.
+    if nhist - 1 < MAX_WASHES:
+        rest = cands
+        while rest:
+            c = lsb(rest)
+            rest &= rest - uint64(1)
+            w, b, d, _, _ = wash(white, black, dames, uint64(0), NO_SQUARE, c, mask)
+            if wash_candidates(w | b, width, mask) == 0:
+                key = arrangement_key(w, b, d)
+                seen = False
+                for i in range(nhist):
+                    if hist[i] == key:
+                        seen = True
+                        break
+                if not seen:
+                    return True
+    stack = np.empty((4, MAX_WASHES + 2), dtype=np.uint64)
+    sw = stack[0]
+    sb = stack[1]
+    sd = stack[2]
+    rem = stack[3]
     top = 0
     sw[0], sb[0], sd[0], rem[0] = white, black, dames, cands
     nh = nhist
@@ -226,6 +243,16 @@ def _rests_after_step(white, black, dames, width, mask):
         else:
             k2 = key
         n += 1
+    # At a choice, a wash that rests at once on a new arrangement settles it without memory.
+    cands = wash_candidates(white | black, width, mask)
+    while cands:
+        c = lsb(cands)
+        cands &= cands - uint64(1)
+        w, b, d, _, _ = wash(white, black, dames, uint64(0), NO_SQUARE, c, mask)
+        if wash_candidates(w | b, width, mask) == 0:
+            key = arrangement_key(w, b, d)
+            if key != k0 and (n < 2 or key != k1) and (n < 3 or key != k2):
+                return True
     hist = np.empty(MAX_WASHES + 1, dtype=np.uint64)
     hist[0] = k0
     hist[1] = k1
@@ -351,7 +378,7 @@ def has_legal_step(state):
                            state[DAMES], state[MASK], np.int64(state[WIDTH]))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline="always")  # see random_ply
 def random_step(state, rng, buf):
     """Return a uniformly random legal step (-1 if none), by exact rejection sampling.
 
@@ -608,7 +635,7 @@ def evaluate(state):
     return np.tanh(score / 4.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # once per playout ply: no call, no refcount round trips
 def random_ply(s, rng, buf):
     """Make one uniformly random decision on the ongoing state `s` in place; return it.
 
