@@ -25,32 +25,20 @@ from ludo_flow import dispatch  # noqa: E402
 from ludo_flow.rng import new_rng  # noqa: E402
 
 
-def mcts_rate(game, simulations, repeats):
-    """Return (median simulations/s, all rates, tree nodes of the last run)."""
+def search_rate(game, spec, work, extra, repeats):
+    """Return (median `work` stat per second, all rates, the `extra` stat of the last run).
+
+    Each repeat builds the agent `spec` with seed i and times one select_action from the start."""
     state = game.new_initial_state()
     rates = []
-    nodes = 0
+    last = 0
     for i in range(repeats):
-        agent = make_agent(f"mcts:simulations={simulations},seed={i}", game)
+        agent = make_agent(f"{spec},seed={i}", game)
         start = time.perf_counter()
         agent.select_action(state)
-        rates.append(agent.last_stats["simulations"] / (time.perf_counter() - start))
-        nodes = agent.last_stats["nodes"]
-    return float(np.median(rates)), rates, nodes
-
-
-def alphabeta_rate(game, nodes, repeats):
-    """Return (median nodes/s, all rates, depth reached in the last run)."""
-    state = game.new_initial_state()
-    rates = []
-    depth = 0
-    for i in range(repeats):
-        agent = make_agent(f"alphabeta:depth=60,nodes={nodes},seed={i}", game)
-        start = time.perf_counter()
-        agent.select_action(state)
-        rates.append(agent.last_stats["nodes"] / (time.perf_counter() - start))
-        depth = agent.last_stats["depth"]
-    return float(np.median(rates)), rates, depth
+        rates.append(agent.last_stats[work] / (time.perf_counter() - start))
+        last = agent.last_stats[extra]
+    return float(np.median(rates)), rates, last
 
 
 @njit(cache=True)
@@ -114,8 +102,10 @@ def main():
         _, first = timed(lambda: (make_agent("mcts:simulations=10", game).select_action(s),
                                   make_agent("alphabeta:depth=2", game).select_action(s),
                                   dispatch.playout_in_place(game.game_id, s.array.copy(), new_rng(0), 5)))
-        sims, sims_all, tree_nodes = mcts_rate(game, args.simulations, args.repeats)
-        nps, nps_all, depth = alphabeta_rate(game, args.nodes, args.repeats)
+        sims, sims_all, tree_nodes = search_rate(game, f"mcts:simulations={args.simulations}",
+                                                  "simulations", "nodes", args.repeats)
+        nps, nps_all, depth = search_rate(game, f"alphabeta:depth=60,nodes={args.nodes}",
+                                          "nodes", "depth", args.repeats)
         bare, plain, plies = playout_rate(game, 20000, args.repeats)
         payload[name] = {
             "first_call_seconds": first,
