@@ -9,7 +9,7 @@ import re
 
 import numpy as np
 
-from .errors import ActionError, ParameterError
+from .errors import ActionError, ParameterError, PositionError
 
 _buffers = {}
 
@@ -69,8 +69,19 @@ class Game:
         return self.state_class(self, self._parse_position(text))
 
     def from_array(self, array):
-        """Return a State wrapping a copy of a kernel state array (trusted: no validation)."""
-        return self.state_class(self, np.array(array, dtype=np.uint64, copy=True))
+        """Return a State wrapping a copy of a kernel state array (PositionError if it is malformed).
+
+        The checks keep the kernels' memory safe (sizes, indices, fields in range); they do not
+        prove the position reachable."""
+        try:
+            array = np.array(array, dtype=np.uint64, copy=True)
+        except (TypeError, ValueError, OverflowError) as err:
+            raise PositionError(f"a {self.name} state array holds unsigned 64-bit words: {err}") from None
+        if array.shape != (self.kernels.STATE_SIZE,):
+            raise PositionError(f"a {self.name} state array has shape ({self.kernels.STATE_SIZE},), "
+                                f"got {array.shape}")
+        self._check_array(array)
+        return self.state_class(self, array)
 
     def spec(self):
         """Return a JSON-friendly description: game name, variant and parameters."""
@@ -90,6 +101,9 @@ class Game:
     state_class = None
 
     def _parse_position(self, text):
+        raise NotImplementedError
+
+    def _check_array(self, array):
         raise NotImplementedError
 
 

@@ -136,3 +136,21 @@ def test_kernel_apply_in_place_equals_apply_into_a_new_array():
             K.apply(inplace, a, inplace)
             assert np.array_equal(out, inplace)
 
+
+
+def test_from_array_round_trips_and_refuses_malformed_arrays():
+    state = GAME.new_initial_state()
+    state.apply(state.parse_action("b2-b3"))           # a choose phase survives the round trip
+    assert GAME.from_array(state.array) == state
+    for slot, value in ((K.NHIST, 40), (K.FIRST, 99), (K.STEP, 0), (K.WIDTH, 9), (K.SIDE, 2)):
+        bad = state.array.copy()
+        bad[slot] = value
+        with pytest.raises(ludo_flow.PositionError):
+            GAME.from_array(bad)
+    bad = state.array.copy()
+    bad[K.BLACK] |= bad[K.WHITE]
+    with pytest.raises(ludo_flow.PositionError, match="piece boards"):
+        GAME.from_array(bad)
+    for junk in (state.array[:5], [1.5] * K.STATE_SIZE, "text", [-1] * K.STATE_SIZE):
+        with pytest.raises(ValueError):
+            GAME.from_array(junk)

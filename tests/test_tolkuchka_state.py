@@ -195,3 +195,17 @@ def test_a_row_at_the_edge_cannot_advance_off_the_board():
     assert [state.action_to_string(a) for a in state.legal_actions()] == ["a1-a4"]
     state = _position("f8 g8 h8", black="a1 b1")
     assert [state.action_to_string(a) for a in state.legal_actions()] == ["h8-e8"]
+
+
+def test_from_array_round_trips_and_refuses_malformed_arrays():
+    from ludo_flow.tolkuchka import kernels as K
+    state = GAME.new_initial_state()
+    state.apply(state.parse_action("b4-d6"))
+    assert GAME.from_array(state.array) == state
+    for slot, value in ((K.SIDE, 3), (K.KO, int(K.ko_word(1, 20)))):   # ko b1-e3: not on a line
+        bad = state.array.copy()
+        bad[slot] = value
+        with pytest.raises(ludo_flow.PositionError):
+            GAME.from_array(bad)
+    with pytest.raises(ValueError):
+        GAME.from_array(state.array[:3])

@@ -137,6 +137,26 @@ class FlowGame(Game):
     }
     param_ranges = {"max_turns": (200, 1, _TURN_LIMIT)}
 
+    def _check_array(self, a):
+        w, h = int(a[K.WIDTH]), int(a[K.HEIGHT])
+        problems = []
+        if not (4 <= w <= 8 and 4 <= h <= 8):
+            problems.append(f"board size {w}x{h}")
+        elif int(a[K.MASK]) != int(K.board_mask(w, h)):
+            problems.append("board mask")
+        white, black, dames, knights = (int(a[i]) for i in (K.WHITE, K.BLACK, K.DAMES, K.KNIGHTS))
+        if white & black or (white | black) & ~int(a[K.MASK]) or dames & ~(white | black) or knights & ~dames:
+            problems.append("piece boards")
+        for slot, name, hi in ((K.SIDE, "side", 1), (K.PHASE, "phase", 1), (K.RESULT, "result", 3),
+                               (K.FIRST, "first-moved square", K.NO_SQUARE), (K.NHIST, "history length",
+                               K.MAX_WASHES + 1), (K.MAX_TURNS, "max_turns", _TURN_LIMIT)):
+            if int(a[slot]) > hi:
+                problems.append(name)
+        if int(a[K.STEP]) not in (1, 2):
+            problems.append("step")
+        if problems:
+            raise PositionError(f"malformed Flow state array: bad {', '.join(problems)}")
+
     def _parse_position(self, text):
         if not isinstance(text, str):
             raise PositionError(f"a position string is a str, got {text!r}")

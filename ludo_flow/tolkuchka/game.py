@@ -122,6 +122,18 @@ class TolkuchkaGame(Game):
     param_ranges = {"quiet_plies": (K.DEFAULT_QUIET_PLIES, 1, 100000),
                     "max_plies": (K.DEFAULT_MAX_PLIES, 1, 1000000)}
 
+    def _check_array(self, a):
+        problems = []
+        if int(a[K.WHITE]) & int(a[K.BLACK]):
+            problems.append("checker boards overlap")
+        if int(a[K.SIDE]) > 1:
+            problems.append("side")
+        ko = int(a[K.KO])
+        if ko != K.NO_KO and not (ko <= 4096 and _on_one_line((ko - 1) >> 6, (ko - 1) & 63)):
+            problems.append("ko word")
+        if problems:
+            raise PositionError(f"malformed Tolkuchka state array: {', '.join(problems)}")
+
     def _parse_position(self, text):
         if not isinstance(text, str):
             raise PositionError(f"a position string is a str, got {text!r}")
