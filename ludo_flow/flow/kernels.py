@@ -478,8 +478,8 @@ def _current_at_rest(s):
         return
     if s[STEP] == 1:
         s[STEP] = 2
-        movable = mine & ~bit(s[FIRST]) if s[FIRST] != NO_SQUARE else mine
-        if _any_legal_step(side, movable, s[WHITE], s[BLACK], s[DAMES], s[MASK], np.int64(s[WIDTH])):
+        if _any_legal_step(side, movable_pieces(s), s[WHITE], s[BLACK], s[DAMES], s[MASK],
+                           np.int64(s[WIDTH])):
             return
     _end_turn(s)
 
