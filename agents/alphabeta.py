@@ -29,6 +29,7 @@ import numpy as np
 from numba import njit
 
 from ludo_flow import dispatch
+from ludo_flow.unowned import unowned
 
 from .base import AgentError, BaseAgent, Setting, check_state
 from .clock import now
@@ -168,7 +169,7 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt_keys, tt_val
                         moves[ply, 0] = tt_move
                         stage = STAGE_TABLE_MOVE
                     else:
-                        n = dispatch.legal_actions(game, s, moves[ply])
+                        n = dispatch.candidate_actions(game, s, moves[ply])
                         stage = STAGE_ALL
                     if n == 0:
                         value = _terminal_score(dispatch.result(game, s), player, ply)
@@ -220,23 +221,26 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt_keys, tt_val
                         frames[ply, F_NEXT] = frames[ply, F_N]  # cutoff: no more children
                         frames[ply, F_STAGE] = STAGE_ALL  # nor any to generate
         # Search the next child of the node at `ply`, or close the node.
-        i = frames[ply, F_NEXT]
-        n = frames[ply, F_N]
-        if i >= n and frames[ply, F_STAGE] == STAGE_TABLE_MOVE:
-            # The table move did not cut off: generate the others and go on with them.
-            tt_move = frames[ply, F_TTMOVE]
-            n = dispatch.legal_actions(game, states[ply], moves[ply])
-            for m in range(n):
-                if moves[ply, m] == tt_move:
-                    moves[ply, m] = moves[ply, n - 1]
-                    n -= 1
-                    break
-            _order_moves(ply, n, frames[ply, F_PLAYER], tt_move, moves, order, killers, history)
-            frames[ply, F_STAGE] = STAGE_ALL
-            frames[ply, F_N] = n
-            frames[ply, F_NEXT] = 0
-            i = 0
-        if i < n:
+        descend = False
+        while True:
+            i = frames[ply, F_NEXT]
+            n = frames[ply, F_N]
+            if i >= n and frames[ply, F_STAGE] == STAGE_TABLE_MOVE:
+                # The table move did not cut off: generate the others and go on with them.
+                tt_move = frames[ply, F_TTMOVE]
+                n = dispatch.candidate_actions(game, states[ply], moves[ply])
+                for m in range(n):
+                    if moves[ply, m] == tt_move:
+                        moves[ply, m] = moves[ply, n - 1]
+                        n -= 1
+                        break
+                _order_moves(ply, n, frames[ply, F_PLAYER], tt_move, moves, order, killers, history)
+                frames[ply, F_STAGE] = STAGE_ALL
+                frames[ply, F_N] = n
+                frames[ply, F_NEXT] = 0
+                i = 0
+            if i >= n:
+                break
             j = i
             if i < _SORTED_MOVES:
                 # A selection sort step: the best-ordered remaining move goes to slot i. Only
@@ -249,6 +253,13 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt_keys, tt_val
                 moves[ply, i], moves[ply, j] = moves[ply, j], moves[ply, i]
                 order[ply, i], order[ply, j] = order[ply, j], order[ply, i]
             frames[ply, F_NEXT] = i + 1
+            # Generated moves are candidates, confirmed only now (the table move is legal:
+            # the key decides the legal actions). A cutoff spares confirming the rest.
+            if (frames[ply, F_STAGE] == STAGE_TABLE_MOVE
+                    or dispatch.is_legal_candidate(game, states[ply], moves[ply, i])):
+                descend = True
+                break
+        if descend:
             child = states[ply + 1]
             dispatch.apply(game, states[ply], moves[ply, i], child)
             same = dispatch.current_player(game, child) == frames[ply, F_PLAYER]
@@ -263,6 +274,13 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt_keys, tt_val
             ply += 1
             entering = True
             continue
+        if bounds[ply, B_BEST] == -INF:
+            # Every candidate was illegal: no legal action, so the game is over here.
+            bounds[ply, B_BEST] = _terminal_score(dispatch.result(game, states[ply]),
+                                                  frames[ply, F_PLAYER], ply)
+            bounds[ply, B_ALPHA0] = -INF  # an exact score
+            bounds[ply, B_BETA] = INF
+            frames[ply, F_BEST_MOVE] = -1
         best = bounds[ply, B_BEST]
         if use_tt:
             idx = frames[ply, F_INDEX]
@@ -311,15 +329,31 @@ def _order_moves(ply, n, player, tt_move, moves, order, killers, history):
 
 @njit(cache=True)
 def search(game, root, max_depth, root_moves, states, moves, order, tt_keys, tt_vals, tt_depths,
-           tt_flags, tt_moves, killers, history, pv, pv_len, ctl, deadline, out_pv):
+           tt_flags, tt_moves, killers, history, pv, pv_len, frames, bounds, keys, ctl, deadline,
+           out_pv):
     """Iteratively deepen from `root` over the actions in `root_moves` (their order breaks ties).
 
     Returns (best action, its score, last finished depth, length of the pv written to `out_pv`)."""
     n = root_moves.size
     player = dispatch.current_player(game, root)
-    frames = np.zeros((MAX_PLY + 1, FRAME_INTS), dtype=np.int64)
-    bounds = np.zeros((MAX_PLY + 1, FRAME_FLOATS), dtype=np.float64)
-    keys = np.zeros(MAX_PLY + 1, dtype=np.uint64)
+    # Every array the search touches per node is an unowned view (see ludo_flow.unowned):
+    # the Python caller owns them for the whole call, so no reference counting is needed.
+    states = unowned(states)
+    moves = unowned(moves)
+    order = unowned(order)
+    tt_keys = unowned(tt_keys)
+    tt_vals = unowned(tt_vals)
+    tt_depths = unowned(tt_depths)
+    tt_flags = unowned(tt_flags)
+    tt_moves = unowned(tt_moves)
+    killers = unowned(killers)
+    history = unowned(history)
+    pv = unowned(pv)
+    pv_len = unowned(pv_len)
+    ctl = unowned(ctl)
+    frames = unowned(frames)
+    bounds = unowned(bounds)
+    keys = unowned(keys)
     states[0, :] = root
     scores = np.zeros(n, dtype=np.float64)
     best_move = root_moves[0]
@@ -428,6 +462,9 @@ class AlphaBetaAgent(BaseAgent):
             history=np.zeros((2, dispatch.ACTION_SPACE), dtype=np.int64),
             pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), dtype=np.int32),
             pv_len=np.zeros(MAX_PLY + 1, dtype=np.int64),
+            frames=np.zeros((MAX_PLY + 1, FRAME_INTS), dtype=np.int64),
+            bounds=np.zeros((MAX_PLY + 1, FRAME_FLOATS), dtype=np.float64),
+            keys=np.zeros(MAX_PLY + 1, dtype=np.uint64),
         )
         self._tables_for = context
         return self._tables
@@ -456,7 +493,8 @@ class AlphaBetaAgent(BaseAgent):
         action, score, depth, pv_n = search(
             game_id, array.copy(), self.options["depth"], legal, t["states"], t["moves"],
             t["order"], t["tt_keys"], t["tt_vals"], t["tt_depths"], t["tt_flags"], t["tt_moves"],
-            t["killers"], t["history"], t["pv"], t["pv_len"], ctl, deadline, out_pv)
+            t["killers"], t["history"], t["pv"], t["pv_len"], t["frames"], t["bounds"], t["keys"],
+            ctl, deadline, out_pv)
         elapsed = time.perf_counter() - start
         stopped = "depth"
         if ctl[STOP]:

@@ -1,7 +1,7 @@
 """Bit tricks on 64-bit boards shared by every kernel (square = rank * 8 + file)."""
 import numpy as np
 from numba import njit, types
-from numba.cpython.unsafe.numbers import trailing_zeros
+from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.extending import intrinsic
 
 
@@ -25,6 +25,12 @@ def popcount(x):
 def lsb(x):
     """Return the index of the lowest set bit of a non-zero uint64 board."""
     return np.int64(trailing_zeros(x))
+
+
+@njit(cache=True, inline="always")
+def msb(x):
+    """Return the index of the highest set bit of a non-zero uint64 board."""
+    return np.int64(63 - leading_zeros(x))
 
 
 @njit(cache=True, inline="always")

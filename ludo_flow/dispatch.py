@@ -35,6 +35,26 @@ def legal_actions(game, state, out):
 
 
 @njit(cache=True)
+def candidate_actions(game, state, out):
+    """Return the number of candidate actions written into `out`: every legal action, and
+    maybe some illegal ones, each to be confirmed by `is_legal_candidate` before use.
+
+    Flow lists its candidate steps without resolving their currents (the costly part of
+    generation); Tolkuchka's legal actions are cheap, so they are its candidates."""
+    if game == FLOW:
+        return np.int64(flow.candidate_actions(state, out))
+    return np.int64(tolkuchka.legal_actions(state, out))
+
+
+@njit(cache=True)
+def is_legal_candidate(game, state, action):
+    """Return True if `action`, one of `candidate_actions(game, state)`, is legal."""
+    if game == FLOW:
+        return flow.is_legal_candidate(state, action)
+    return True
+
+
+@njit(cache=True)
 def apply(game, state, action, out):
     """Write the state after the legal `action` into `out` (`out` may be `state`); return None."""
     if game == FLOW:

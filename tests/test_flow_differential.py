@@ -2,12 +2,15 @@
 
 Both engines start from the same position and take the same random actions; after every
 action they must agree on the legal actions, the board, the side, the step, the phase, the
-first-moved piece, the turn count and the result."""
+first-moved piece, the turn count and the result. At every position the kernels' candidate
+actions, each confirmed by `is_legal_candidate`, must also give exactly the legal actions."""
 import random
 
+import numpy as np
 import pytest
 
 import ludo_flow
+from ludo_flow.flow import kernels
 from ludo_flow.flow.reference import FlowRef
 from ludo_flow.render import square_name
 
@@ -19,8 +22,17 @@ def reference_of(state):
                                max_turns=state.game.params["max_turns"])
 
 
+def confirmed_candidates(state):
+    """Return the sorted candidate actions of `state` that is_legal_candidate confirms."""
+    buf = np.empty(kernels.MAX_ACTIONS, dtype=np.int32)
+    n = kernels.candidate_actions(state.array, buf)
+    assert len(set(buf[:n].tolist())) == n  # no candidate listed twice
+    return sorted(int(a) for a in buf[:n] if kernels.is_legal_candidate(state.array, a))
+
+
 def assert_same(state, ref, where):
     assert sorted(state.legal_actions()) == ref.legal_actions(), where
+    assert confirmed_candidates(state) == ref.legal_actions(), where
     assert state.pieces() == dict(ref.pieces), where
     assert state.current_player() == ref.current_player(), where
     assert state.choosing == ref.choosing, where

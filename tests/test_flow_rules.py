@@ -133,6 +133,12 @@ def test_the_pages_loop_example_makes_the_step_illegal():
     assert "h4-e4" in legal and "h4-g4" in legal
     with pytest.raises(ValueError):
         s.parse_action("h4-d4")
+    # A search's candidate list still holds it; confirming it is what finds the loop.
+    buf = np.empty(K.MAX_ACTIONS, dtype=np.int32)
+    h4_d4 = parse_square("h4") * 64 + parse_square("d4")
+    assert h4_d4 in buf[:K.candidate_actions(s.array, buf)]
+    assert not K.is_legal_candidate(s.array, h4_d4)
+    assert K.is_legal_candidate(s.array, parse_square("h4") * 64 + parse_square("e4"))
 
 
 def test_a_wash_choice_that_loops_is_illegal_and_the_lone_legal_wash_remains():

@@ -11,7 +11,7 @@ All kernels trust their inputs: the State layer validates.
 import numpy as np
 from numba import njit, uint64
 
-from ..bits import bit, lsb, popcount
+from ..bits import bit, lsb, msb, popcount
 from ..rng import rand_below
 
 WHITE, BLACK, DAMES, KNIGHTS, MASK = 0, 1, 2, 3, 4
@@ -161,14 +161,7 @@ def can_rest(white, black, dames, hist, nhist, width, mask):
             rest &= rest - uint64(1)
             w, b, d, _, _ = wash(white, black, dames, uint64(0), NO_SQUARE, c, mask)
             if wash_candidates(w | b, width, mask) == 0:
-                key = arrangement_key(w, b, d)
-                seen = False
-                for i in range(nhist):
-                    if hist[i] == key:
-                        seen = True
-                        break
-                if not seen:
-                    return True
+                return True  # at rest: no wall, so not one of the history's arrangements
     stack = np.empty((4, MAX_WASHES + 2), dtype=np.uint64)
     sw = stack[0]
     sb = stack[1]
@@ -203,7 +196,7 @@ def can_rest(white, black, dames, hist, nhist, width, mask):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _step_is_legal(white, black, dames, frm, to, width, mask):
     """Return True if moving the piece on `frm` to `to` lets the current come to rest."""
     f = bit(frm)
@@ -222,11 +215,11 @@ def _step_is_legal(white, black, dames, frm, to, width, mask):
 @njit(cache=True)
 def _rests_after_step(white, black, dames, width, mask):
     """Return True if the current started by a step that made this arrangement can rest."""
-    # Most currents are a short forced chain: follow it with the keys in registers and
-    # allocate the search's memory only at a choice or a long chain.
-    k0 = arrangement_key(white, black, dames)
-    k1 = k0
-    k2 = k0
+    # Most currents are a short forced chain: follow it with the arrangements in registers,
+    # compared board by board (no keys), and allocate the search's memory and compute keys
+    # only at a choice that does not settle at once or a long chain.
+    w0, b0, d0 = white, black, dames
+    w1, b1, d1 = white, black, dames
     n = 1
     while n < 3:
         cands = wash_candidates(white | black, width, mask)
@@ -235,28 +228,25 @@ def _rests_after_step(white, black, dames, width, mask):
         if cands & (cands - uint64(1)):
             break
         white, black, dames, _, _ = wash(white, black, dames, uint64(0), NO_SQUARE, lsb(cands), mask)
-        key = arrangement_key(white, black, dames)
-        if key == k0 or (n > 1 and key == k1):
+        if ((white == w0 and black == b0 and dames == d0)
+                or (n > 1 and white == w1 and black == b1 and dames == d1)):
             return False  # a forced wash repeats an arrangement: no choice can avoid the loop
         if n == 1:
-            k1 = key
-        else:
-            k2 = key
+            w1, b1, d1 = white, black, dames
         n += 1
-    # At a choice, a wash that rests at once on a new arrangement settles it without memory.
+    # At a choice, a wash that rests at once settles it: an arrangement at rest has no wall,
+    # so it cannot repeat one of the current's (each of which had a wall).
     cands = wash_candidates(white | black, width, mask)
     while cands:
         c = lsb(cands)
         cands &= cands - uint64(1)
         w, b, d, _, _ = wash(white, black, dames, uint64(0), NO_SQUARE, c, mask)
         if wash_candidates(w | b, width, mask) == 0:
-            key = arrangement_key(w, b, d)
-            if key != k0 and (n < 2 or key != k1) and (n < 3 or key != k2):
-                return True
+            return True
     hist = np.empty(MAX_WASHES + 1, dtype=np.uint64)
-    hist[0] = k0
-    hist[1] = k1
-    hist[2] = k2
+    hist[0] = arrangement_key(w0, b0, d0)
+    hist[1] = arrangement_key(w1, b1, d1)
+    hist[n - 1] = arrangement_key(white, black, dames)
     return can_rest(white, black, dames, hist, n, width, mask)
 
 
@@ -272,14 +262,36 @@ def movable_pieces(state):
     return own
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _fill_up(gen, pro, k):
+    """Occluded fill towards higher squares by steps of `k`: `gen` spread through `pro`."""
+    gen |= pro & (gen << uint64(k))
+    pro &= pro << uint64(k)
+    gen |= pro & (gen << uint64(2 * k))
+    pro &= pro << uint64(2 * k)
+    return gen | (pro & (gen << uint64(4 * k)))
+
+
+@njit(cache=True, inline="always")
+def _fill_down(gen, pro, k):
+    """Occluded fill towards lower squares by steps of `k`: `gen` spread through `pro`."""
+    gen |= pro & (gen >> uint64(k))
+    pro &= pro >> uint64(k)
+    gen |= pro & (gen >> uint64(2 * k))
+    pro &= pro >> uint64(2 * k)
+    return gen | (pro & (gen >> uint64(4 * k)))
+
+
+@njit(cache=True, inline="always")
 def step_targets(side, movable, occ, dames, mask):
     """Return the 10 boards of squares the `movable` pieces can step to (legal or not).
 
     Sets 0-5 are pawn steps (forward 1, forward 2, left 1, left 2, right 1, right 2), sets
     6-9 dame rays (up, down, left, right). Each target square of a set has exactly one
     origin (`step_origin`), so the boards' popcounts count the candidate steps. Scalars in,
-    scalars out: no array reference counting on this hot path."""
+    scalars out: no array reference counting on this hot path. A ray is an occluded
+    (Kogge-Stone) fill through the empty squares: three doubling shifts cover the seven
+    squares a dame can travel, where a square-by-square loop takes seven dependent steps."""
     empty = mask & ~occ
     pawns = movable & ~dames
     rays = movable & dames
@@ -295,24 +307,24 @@ def step_targets(side, movable, occ, dames, mask):
     left2 = (left1 >> uint64(1)) & not_h & empty
     right1 = (pawns << uint64(1)) & not_a & empty
     right2 = (right1 << uint64(1)) & not_a & empty
-    up = (rays << uint64(8)) & empty
-    down = (rays >> uint64(8)) & empty
-    left = (rays >> uint64(1)) & not_h & empty
-    right = (rays << uint64(1)) & not_a & empty
-    for _ in range(6):
-        up |= (up << uint64(8)) & empty
-        down |= (down >> uint64(8)) & empty
-        left |= (left >> uint64(1)) & not_h & empty
-        right |= (right << uint64(1)) & not_a & empty
+    if rays:
+        up = (_fill_up(rays, empty, 8) << uint64(8)) & empty
+        down = (_fill_down(rays, empty, 8) >> uint64(8)) & empty
+        left = (_fill_down(rays, empty & not_h, 1) >> uint64(1)) & not_h & empty
+        right = (_fill_up(rays, empty & not_a, 1) << uint64(1)) & not_a & empty
+    else:
+        up = down = left = right = uint64(0)
     return (fwd1, fwd2, left1, left2, right1, right2, up, down, left, right)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def step_origin(side, occ, set_index, to):
     """Return the square a step of target set `set_index` to square `to` starts from.
 
     Takes the side to move and the occupancy rather than the state: it runs once per
-    candidate step, and an array argument would cost a reference-count round trip each time."""
+    candidate step, and an array argument would cost a reference-count round trip each time.
+    A dame's origin is the nearest piece behind `to` on its file or rank (the squares
+    between are empty): one bit scan, no walk."""
     fwd = -8 if side else 8
     if set_index == 0:
         return to - fwd
@@ -326,16 +338,23 @@ def step_origin(side, occ, set_index, to):
         return to - 1
     if set_index == 5:
         return to - 2
-    back = -8 if set_index == 6 else 8 if set_index == 7 else 1 if set_index == 8 else -1
-    frm = to + back
-    while not (occ >> uint64(frm)) & uint64(1):
-        frm += back  # the squares between a dame and its target are empty
-    return frm
+    below = bit(to) - uint64(1)
+    above = ~(below | bit(to))
+    if set_index == 6:
+        return msb(occ & (FILE_A << uint64(to & 7)) & below)
+    if set_index == 7:
+        return lsb(occ & (FILE_A << uint64(to & 7)) & above)
+    if set_index == 8:
+        return lsb(occ & (RANK_1 << uint64(to & 56)) & above)
+    return msb(occ & (RANK_1 << uint64(to & 56)) & below)
 
 
 @njit(cache=True)
-def _steps(state, out):
-    """Write the legal steps of the side to move into `out`; return their number."""
+def _steps(state, out, confirm):
+    """Write the steps of the side to move into `out`; return their number.
+
+    With `confirm` only the legal steps (the current comes to rest); without, every
+    candidate step, legal or not (see `candidate_actions`)."""
     side = state[SIDE]
     white = state[WHITE]
     black = state[BLACK]
@@ -350,7 +369,7 @@ def _steps(state, out):
             to = lsb(targets)
             targets &= targets - uint64(1)
             frm = step_origin(side, white | black, i, to)
-            if _step_is_legal(white, black, dames, frm, to, width, mask):
+            if not confirm or _step_is_legal(white, black, dames, frm, to, width, mask):
                 out[n] = frm * 64 + to
                 n += 1
     return n
@@ -409,7 +428,7 @@ def random_step(state, rng, buf):
         frm = step_origin(side, white | black, i, to)
         if _step_is_legal(white, black, dames, frm, to, width, mask):
             return frm * 64 + to
-    n = _steps(state, buf)
+    n = _steps(state, buf, True)
     if n == 0:
         return -1
     return np.int64(buf[rand_below(rng, n)])
@@ -433,8 +452,8 @@ def _wash_is_legal(state, sq, scratch):
 
 
 @njit(cache=True)
-def legal_actions(state, out):
-    """Write the legal actions into `out` (length >= MAX_ACTIONS); return their number."""
+def _actions(state, out, confirm):
+    """legal_actions (`confirm` True) or candidate_actions (False)."""
     if state[RESULT] != ONGOING:
         return 0
     if state[PHASE] == PHASE_CHOOSE:
@@ -450,7 +469,33 @@ def legal_actions(state, out):
         return n
     if state[STEP] == 1 and state[TURNS] >= state[MAX_TURNS]:
         return 0
-    return _steps(state, out)
+    return _steps(state, out, confirm)
+
+
+@njit(cache=True)
+def legal_actions(state, out):
+    """Write the legal actions into `out` (length >= MAX_ACTIONS); return their number."""
+    return _actions(state, out, True)
+
+
+@njit(cache=True)
+def candidate_actions(state, out):
+    """Write a superset of the legal actions into `out`; return their number.
+
+    Every candidate step (a target of a movable piece), without asking whether the current
+    it starts comes to rest; wash choices are checked in full (they are rare). A search
+    confirms each candidate with `is_legal_candidate` only when it is about to try it:
+    a cutoff after the first few moves spares resolving the currents of all the others."""
+    return _actions(state, out, False)
+
+
+@njit(cache=True)
+def is_legal_candidate(state, action):
+    """Return True if `action`, one of `candidate_actions(state)`, is legal."""
+    if action >= WASH_BASE:
+        return True
+    return _step_is_legal(state[WHITE], state[BLACK], state[DAMES], action >> 6, action & 63,
+                          np.int64(state[WIDTH]), state[MASK])
 
 
 @njit(cache=True)
@@ -608,30 +653,46 @@ def hash_key(state):
     return h
 
 
+# Boards of the ranks whose index has bit 0, 1 or 2 set: the sum of the rank indices of a
+# board's pieces is popcount(b & RANK_BIT0) + 2 * popcount(b & RANK_BIT1) + 4 * ...
+RANK_BIT0 = uint64(0xFF00FF00FF00FF00)
+RANK_BIT1 = uint64(0xFFFF0000FFFF0000)
+RANK_BIT2 = uint64(0xFFFFFFFF00000000)
+
+
+@njit(cache=True, inline="always")
+def _rank_sum(pieces):
+    """Return the sum over the pieces of `pieces` of their rank index (0 for rank 1)."""
+    return (popcount(pieces & RANK_BIT0) + 2 * popcount(pieces & RANK_BIT1)
+            + 4 * popcount(pieces & RANK_BIT2))
+
+
+@njit(cache=True, inline="always")
+def _race_score(best, total, count, span):
+    """Return one side's race term: most advanced piece squared, total advancement, material."""
+    return 3.0 * (best * best) / (span * span) + 0.5 * total / (span * 8.0) + 0.25 * count
+
+
 @njit(cache=True)
 def evaluate(state):
     """Return a heuristic value in (-1, 1) from White's side (+ good for White).
 
     The race to the far edge decides Flow, so the score weighs each side's most advanced
-    piece (squared, so the last ranks count most), the sum of advancement, and material."""
-    height = np.int64(state[HEIGHT])
-    span = height - 1
-    score = 0.0
-    for side in range(2):
-        pieces = state[BLACK] if side else state[WHITE]
-        best = 0
-        total = 0
-        cnt = 0
-        for r in range(height):  # a popcount per rank: no loop over pieces
-            c = popcount(pieces & (RANK_1 << uint64(8 * r)))
-            if c:
-                adv = span - r if side else r
-                total += adv * c
-                cnt += c
-                if adv > best:
-                    best = adv
-        v = 3.0 * (best * best) / (span * span) + 0.5 * total / (span * 8.0) + 0.25 * cnt
-        score += -v if side else v
+    piece (squared, so the last ranks count most), the sum of advancement, and material:
+    per side 3 * best^2 / span^2 + 0.5 * total / (8 span) + 0.25 * count (span = height - 1,
+    advancement counted in ranks from the side's own edge), White minus Black, through
+    tanh(x / 4). Loop-free: the most advanced piece is a bit scan, the advancement sum three
+    popcounts."""
+    span = np.int64(state[HEIGHT]) - 1
+    white = state[WHITE]
+    black = state[BLACK]
+    w_count = popcount(white)
+    b_count = popcount(black)
+    w_best = msb(white) >> 3 if white else 0
+    b_best = span - (lsb(black) >> 3) if black else 0
+    w_total = _rank_sum(white)
+    b_total = span * b_count - _rank_sum(black)
+    score = _race_score(w_best, w_total, w_count, span) - _race_score(b_best, b_total, b_count, span)
     return np.tanh(score / 4.0)
 
 
