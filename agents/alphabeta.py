@@ -12,8 +12,9 @@ move of the last finished iteration is played, unless the interrupted iteration 
 searched its first (the previous best) move fully and then found a better one.
 
 The table (`tt` entries, a power of two; 0 turns it off) is indexed by the kernels' `hash_key`
-and keeps for each entry: the full key, the score (win scores stored relative to the node),
-the depth, the bound type and the best move. It is always-replace, probed before a node's
+and keeps for each entry, in one 32-byte row (a probe costs one cache miss, not five): the
+full key, the score (win scores stored relative to the node), the depth, the bound type and
+the best move. It is always-replace, probed before a node's
 moves are generated, kept between moves of one game and cleared by `reset`. Move ordering:
 the table move, then two killer moves per ply, then the history score (depth^2 added on
 every cutoff, per player and action); only the first `_SORTED_MOVES` picks are best-first.
@@ -21,7 +22,11 @@ every cutoff, per player and action); only the first `_SORTED_MOVES` picks are b
 A node is a state whose actions are generated or which is evaluated at the horizon; a node
 answered by the table is not counted. A node whose table entry names a move searches that
 move first, before generating the others (the key decides the legal actions, so the move is
-legal here); a cutoff by it spares the generation.
+legal here); a cutoff by it spares the generation. The other moves are generated as the
+game's candidate actions (`dispatch.candidate_actions`: Flow lists its steps without
+resolving the currents they start) and each is confirmed legal only when it is about to be
+searched; a node whose candidates all prove illegal has no legal action and is scored by
+the game's result.
 """
 import time
 
@@ -50,6 +55,9 @@ F_N, F_NEXT, F_DEPTH, F_PLAYER, F_INDEX, F_TTMOVE, F_BEST_MOVE, F_SAME, F_STAGE 
 FRAME_INTS = 9
 STAGE_TABLE_MOVE, STAGE_ALL = 0, 1  # searching the table move alone, then the generated moves
 B_ALPHA, B_BETA, B_ALPHA0, B_BEST = 0, 1, 2, 3
+# Words of a table entry (a row of the uint64 table; the value word is read as a float).
+TT_KEY, TT_VALUE, TT_INFO = 0, 1, 2
+TT_WORDS = 4  # 32 bytes: an entry never straddles two cache lines
 FRAME_FLOATS = 4
 
 
@@ -83,8 +91,8 @@ def _from_table(score, ply):
 
 
 @njit(cache=True)
-def negamax(game, top, depth, alpha, beta, states, moves, order, tt_keys, tt_vals, tt_depths,
-            tt_flags, tt_moves, killers, history, pv, pv_len, frames, bounds, keys, ctl, deadline):
+def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, killers, history,
+            pv, pv_len, frames, bounds, keys, ctl, deadline):
     """Return the score of `states[top]` for its player to move, searched `depth` plies deep.
 
     Fail-soft alpha-beta within (alpha, beta), iterative with one frame per ply (numba cannot
@@ -95,8 +103,8 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt_keys, tt_val
     Written as one function on purpose: numba increments and decrements the reference count
     of every array passed to a call, and helpers taking the frame arrays cost more in those
     atomic counts than in their work."""
-    use_tt = tt_keys.size > 0
-    tt_mask = np.uint64(tt_keys.size - 1) if use_tt else np.uint64(0)
+    use_tt = tt.shape[0] > 0
+    tt_mask = np.uint64(tt.shape[0] - 1) if use_tt else np.uint64(0)
     node_limit = ctl[NODE_LIMIT]
     use_clock = ctl[USE_CLOCK] != 0
     nodes = ctl[NODES]
@@ -132,11 +140,12 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt_keys, tt_val
                 # Probe the table before generating: a hit costs no generation (and no node).
                 key = dispatch.hash_key(game, s)
                 idx = np.int64(key & tt_mask)
-                if tt_keys[idx] == key:
-                    tt_move = tt_moves[idx]
-                    if tt_depths[idx] >= e_depth:
-                        v = _from_table(tt_vals[idx], ply)
-                        f = tt_flags[idx]
+                if tt[idx, TT_KEY] == key:
+                    info = tt[idx, TT_INFO]
+                    tt_move = np.int64(info >> np.uint64(16)) - 1
+                    if np.int64(info & np.uint64(0xFF)) - 1 >= e_depth:
+                        v = _from_table(tt_values[idx, TT_VALUE], ply)
+                        f = np.int64((info >> np.uint64(8)) & np.uint64(0xFF))
                         if f == EXACT or (f == LOWER and v >= e_beta) or (f == UPPER and v <= e_alpha):
                             tt_hits += 1
                             value = v
@@ -284,16 +293,15 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt_keys, tt_val
         best = bounds[ply, B_BEST]
         if use_tt:
             idx = frames[ply, F_INDEX]
-            tt_keys[idx] = keys[ply]
-            tt_vals[idx] = _to_table(best, ply)
-            tt_depths[idx] = frames[ply, F_DEPTH]
-            tt_moves[idx] = frames[ply, F_BEST_MOVE]
             if best <= bounds[ply, B_ALPHA0]:
-                tt_flags[idx] = UPPER
+                flag = UPPER
             elif best >= bounds[ply, B_BETA]:
-                tt_flags[idx] = LOWER
+                flag = LOWER
             else:
-                tt_flags[idx] = EXACT
+                flag = EXACT
+            tt[idx, TT_KEY] = keys[ply]
+            tt_values[idx, TT_VALUE] = _to_table(best, ply)
+            tt[idx, TT_INFO] = _tt_info(frames[ply, F_DEPTH], flag, frames[ply, F_BEST_MOVE])
         if ply == top:
             result_value = best
             break
@@ -308,6 +316,14 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt_keys, tt_val
         ctl[STOP] = 1
         return 0.0
     return result_value
+
+
+@njit(cache=True)
+def _tt_info(depth, flag, move):
+    """Return the table's info word: (move + 1) << 16 | flag << 8 | (depth + 1).
+
+    An all-zero entry reads as depth -1 and no move: it never answers a probe."""
+    return (np.uint64(move + 1) << np.uint64(16)) | (np.uint64(flag) << np.uint64(8)) | np.uint64(depth + 1)
 
 
 @njit(cache=True)
@@ -328,9 +344,8 @@ def _order_moves(ply, n, player, tt_move, moves, order, killers, history):
 
 
 @njit(cache=True)
-def search(game, root, max_depth, root_moves, states, moves, order, tt_keys, tt_vals, tt_depths,
-           tt_flags, tt_moves, killers, history, pv, pv_len, frames, bounds, keys, ctl, deadline,
-           out_pv):
+def search(game, root, max_depth, root_moves, states, moves, order, tt, tt_values, killers, history,
+           pv, pv_len, frames, bounds, keys, ctl, deadline, out_pv):
     """Iteratively deepen from `root` over the actions in `root_moves` (their order breaks ties).
 
     Returns (best action, its score, last finished depth, length of the pv written to `out_pv`)."""
@@ -341,11 +356,8 @@ def search(game, root, max_depth, root_moves, states, moves, order, tt_keys, tt_
     states = unowned(states)
     moves = unowned(moves)
     order = unowned(order)
-    tt_keys = unowned(tt_keys)
-    tt_vals = unowned(tt_vals)
-    tt_depths = unowned(tt_depths)
-    tt_flags = unowned(tt_flags)
-    tt_moves = unowned(tt_moves)
+    tt = unowned(tt)
+    tt_values = unowned(tt_values)
     killers = unowned(killers)
     history = unowned(history)
     pv = unowned(pv)
@@ -370,12 +382,12 @@ def search(game, root, max_depth, root_moves, states, moves, order, tt_keys, tt_
             a = root_moves[i]
             dispatch.apply(game, root, a, child)
             if dispatch.current_player(game, child) == player:
-                v = negamax(game, 1, depth - 1, alpha, INF, states, moves, order, tt_keys, tt_vals,
-                            tt_depths, tt_flags, tt_moves, killers, history, pv, pv_len, frames,
+                v = negamax(game, 1, depth - 1, alpha, INF, states, moves, order, tt, tt_values,
+                            killers, history, pv, pv_len, frames,
                             bounds, keys, ctl, deadline)
             else:
-                v = -negamax(game, 1, depth - 1, -INF, -alpha, states, moves, order, tt_keys,
-                             tt_vals, tt_depths, tt_flags, tt_moves, killers, history, pv, pv_len,
+                v = -negamax(game, 1, depth - 1, -INF, -alpha, states, moves, order, tt,
+                             tt_values, killers, history, pv, pv_len,
                              frames, bounds, keys, ctl, deadline)
             if ctl[STOP]:
                 break
@@ -449,15 +461,14 @@ class AlphaBetaAgent(BaseAgent):
             return self._tables
         state_size = array.size
         size = self.options["tt"]
+        # One row per entry (key, value, info, unused): a probe touches one cache line.
+        tt = np.zeros((size, TT_WORDS), dtype=np.uint64)
         self._tables = dict(
             states=np.zeros((MAX_PLY + 1, state_size), dtype=np.uint64),
             moves=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int32),
             order=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int64),
-            tt_keys=np.zeros(size, dtype=np.uint64),
-            tt_vals=np.zeros(size, dtype=np.float64),
-            tt_depths=np.full(size, -1, dtype=np.int32),
-            tt_flags=np.zeros(size, dtype=np.int8),
-            tt_moves=np.full(size, -1, dtype=np.int32),
+            tt=tt,
+            tt_values=tt.view(np.float64),  # the same memory: an entry's value word as a float
             killers=np.full((MAX_PLY + 1, 2), -1, dtype=np.int32),
             history=np.zeros((2, dispatch.ACTION_SPACE), dtype=np.int64),
             pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), dtype=np.int32),
@@ -492,7 +503,7 @@ class AlphaBetaAgent(BaseAgent):
         t["history"] //= 8  # keep old cutoff statistics as a hint, not a rule
         action, score, depth, pv_n = search(
             game_id, array.copy(), self.options["depth"], legal, t["states"], t["moves"],
-            t["order"], t["tt_keys"], t["tt_vals"], t["tt_depths"], t["tt_flags"], t["tt_moves"],
+            t["order"], t["tt"], t["tt_values"],
             t["killers"], t["history"], t["pv"], t["pv_len"], t["frames"], t["bounds"], t["keys"],
             ctl, deadline, out_pv)
         elapsed = time.perf_counter() - start

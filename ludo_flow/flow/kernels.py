@@ -506,7 +506,7 @@ def _far_edge(side, mask, height):
     return mask & RANK_1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # a call would count references of s
 def _current_at_rest(s):
     """Finish a step whose current is at rest: wins, then the second step or the next turn."""
     s[PHASE] = PHASE_STEP
@@ -540,7 +540,7 @@ def _end_turn(s):
         s[RESULT] = DRAW
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # a call would count references of s
 def _push_key(s):
     nh = s[NHIST]
     if nh <= MAX_WASHES:  # never write past the history (inputs are trusted, memory is not)
@@ -548,7 +548,7 @@ def _push_key(s):
         s[NHIST] = nh + uint64(1)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")  # a call would count references of s
 def _wash_in_place(s, sq):
     w, b, d, k, first = wash(s[WHITE], s[BLACK], s[DAMES], s[KNIGHTS], np.int64(s[FIRST]), sq, s[MASK])
     s[WHITE], s[BLACK], s[DAMES], s[KNIGHTS], s[FIRST] = w, b, d, k, first
