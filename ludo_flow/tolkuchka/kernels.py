@@ -10,11 +10,11 @@ both the line L and the direction D the next player may not knock back along.
 Actions: `tail_square * 8 + direction`, directions 0..7 = N, NE, E, SE, S, SW, W, NW; the tail
 is the back end of the moving row. All kernels trust their inputs: the State layer validates.
 """
+
 import numpy as np
 from numba import njit, uint64
-from numba.cpython.unsafe.numbers import leading_zeros
 
-from ..bits import bit, lsb, popcount
+from ..bits import bit, lsb, msb, popcount
 from ..rng import rand_below
 
 WHITE, BLACK, SIDE, KO, QUIET, PLIES, QUIET_PLIES, MAX_PLIES = 0, 1, 2, 3, 4, 5, 6, 7
@@ -93,7 +93,21 @@ def _line_masks():
     return masks
 
 
+def _neighbour_masks():
+    """Return NEXT_TO: entry sq is the board of the (up to 8) squares next to sq."""
+    masks = np.zeros(64, dtype=np.uint64)
+    for sq in range(64):
+        board = 0
+        for f in range(max(0, (sq & 7) - 1), min(8, (sq & 7) + 2)):
+            for r in range(max(0, (sq >> 3) - 1), min(8, (sq >> 3) + 2)):
+                if r * 8 + f != sq:
+                    board |= 1 << (r * 8 + f)
+        masks[sq] = np.uint64(board)
+    return masks
+
+
 LINE_THROUGH = _line_masks()
+NEXT_TO = _neighbour_masks()
 STANDARD_WHITE = _board_of(STANDARD_WHITE_SQUARES)
 STANDARD_BLACK = _board_of(STANDARD_BLACK_SQUARES)
 
@@ -139,18 +153,16 @@ def standard_state(quiet_plies, max_plies):
 
 
 @njit(cache=True, inline="always")
-def _line_id(sq, direction):
-    """Return an index of the line through `sq` along `direction`'s orientation (same for both ways)."""
-    f = sq & 7
-    r = sq >> 3
-    orientation = direction & 3
-    if orientation == 0:
-        return f
-    if orientation == 2:
-        return r
-    if orientation == 1:
-        return f - r + 7
-    return f + r
+def _knock_direction(ko):
+    """Return the direction of the knocking move recorded in the ko word `ko` (not NO_KO)."""
+    code = np.int64(ko) - 1
+    tail = code >> 6
+    landing = code & 63
+    df = (landing & 7) - (tail & 7)
+    dr = (landing >> 3) - (tail >> 3)
+    sf = np.int64(df > 0) - np.int64(df < 0)
+    sr = np.int64(dr > 0) - np.int64(dr < 0)
+    return _DIRECTION_OF_SIGNS[(sf + 1) * 3 + sr + 1]
 
 
 @njit(cache=True)
@@ -158,14 +170,19 @@ def ko_direction(ko):
     """Return the direction of the knocking move recorded in the ko word `ko` (-1 if none)."""
     if ko == NO_KO:
         return np.int64(-1)
-    code = np.int64(ko) - 1
-    tail = code >> 6
-    landing = code & 63
-    df = (landing & 7) - (tail & 7)
-    dr = (landing >> 3) - (tail >> 3)
-    sf = 1 if df > 0 else (-1 if df < 0 else 0)
-    sr = 1 if dr > 0 else (-1 if dr < 0 else 0)
-    return _DIRECTION_OF_SIGNS[(sf + 1) * 3 + sr + 1]
+    return _knock_direction(ko)
+
+
+@njit(cache=True, inline="always")
+def _ko_bar(ko):
+    """Return (barred direction, board of the barred line) of the ko word `ko`; (-1, 0) if NO_KO.
+
+    The knock recorded in `ko` went along line L in direction D: the player to move may not
+    knock along L in the opposite direction."""
+    if ko == NO_KO:
+        return np.int64(-1), uint64(0)
+    barred_direction = _knock_direction(ko) ^ 4
+    return barred_direction, LINE_THROUGH[(barred_direction & 3) * 64 + ((np.int64(ko) - 1) >> 6)]
 
 
 @njit(cache=True)
@@ -175,16 +192,10 @@ def ko_word(tail, landing):
 
 
 @njit(cache=True, inline="always")
-def _msb(x):
-    """Return the index of the highest set bit of a non-zero uint64 board."""
-    return np.int64(63 - leading_zeros(x))
-
-
-@njit(cache=True, inline="always")
 def _nearest_behind(board, line, sq, d):
     """Return the square of `board` on `line` nearest to `sq` strictly behind it (against `d`)."""
     if DELTA[d] > 0:
-        return _msb(board & line & (bit(sq) - uint64(1)))
+        return msb(board & line & (bit(sq) - uint64(1)))
     return lsb(board & line & ~((bit(sq) << uint64(1)) - uint64(1)))
 
 
@@ -193,73 +204,135 @@ def _nearest_ahead(board, line, sq, d):
     """Return the square of `board` on `line` nearest to `sq`, `sq` included, ahead of it along `d`."""
     if DELTA[d] > 0:
         return lsb(board & line & ~(bit(sq) - uint64(1)))
-    return _msb(board & line & ((bit(sq) << uint64(1)) - uint64(1)))
+    return msb(board & line & ((bit(sq) << uint64(1)) - uint64(1)))
 
 
 @njit(cache=True, inline="always")
-def _generate_direction(own, enemy, empty, d, barred_direction, barred_line, out, n, stop_at_first):
-    """Append the legal moves of `own`'s rows in direction `d` to `out[n:]`; return the new n."""
-    line_base = (d & 3) * 64
-    ahead = shift(own, d)  # squares whose predecessor in direction d is own
-    behind = shift(own, d ^ 4)  # squares whose successor in direction d is own
+def _sides(state):
+    """Return (side, own, enemy): the side to move (0 White, 1 Black) and the two boards."""
+    side = uint64(state[SIDE] != 0)  # any non-zero word is Black; 0 and 1 stay in bounds
+    return side, state[side], state[side ^ uint64(1)]  # WHITE = 0 and BLACK = 1 index the boards
+
+
+@njit(cache=True, inline="always")
+def _movable_fronts(own, enemy, empty, ahead, behind, d, barred_direction, barred_line):
+    """Return the squares F that `own`'s rows may move onto in direction `d` by every rule but singles.
+
+    `ahead` is shift(own, d) and `behind` shift(own, d ^ 4), which the caller also needs for the
+    rows' tails. A row's F must be on the board and empty, or hold an enemy checker whose push
+    is neither barred by the ko nor onto the mover's own checker."""
     heads = own & ahead & ~behind
-    tails = own & behind & ~ahead
     fronts = shift(heads, d)  # F of every row whose F is on the board
     movable = fronts & empty
     knocked = fronts & enemy
     if knocked:
         if d == barred_direction:
             knocked &= ~barred_line
-        enemy_ends = enemy & ~shift(enemy, d ^ 4)
-        candidates = knocked
-        while candidates:
-            f = lsb(candidates)
-            candidates &= candidates - uint64(1)
-            g = _nearest_ahead(enemy_ends, LINE_THROUGH[line_base + f], f, d)
-            if shift(bit(g), d) & own:
-                knocked &= ~bit(f)  # the knocked checker would land on the mover's own
-        movable |= knocked
+        # A knock is refused when the knocked row would be pushed onto the mover's own checker:
+        # its last checker is an enemy one whose successor is own. Fill back from those ends
+        # through enemy checkers to the rows' first checkers, the knocked F squares. The row
+        # behind F holds two own checkers and the own one lies beyond, so a knocked row is at
+        # most five long: four steps reach F from any end.
+        back = d ^ 4
+        refused = enemy & behind
+        refused |= shift(refused, back) & enemy
+        refused |= shift(refused, back) & enemy
+        refused |= shift(refused, back) & enemy
+        refused |= shift(refused, back) & enemy
+        movable |= knocked & ~refused
+    return movable
+
+
+@njit(cache=True, inline="always")
+def _tail_of(tails, f, d):
+    """Return the tail of the row (tails in `tails`) whose F in direction `d` is `f`."""
+    return _nearest_behind(tails, LINE_THROUGH[(d & 3) * 64 + f], f, d)
+
+
+@njit(cache=True, inline="always")
+def _weak_checkers(own):
+    """Return (lone, weak): the checkers of `own` with no own neighbour, and with at most one.
+
+    With them a move's singles test costs two table lookups (_leaves_no_single)."""
+    east = (own << uint64(1)) & NOT_A  # own is on the square's west neighbour
+    west = (own >> uint64(1)) & NOT_H
+    side_one = east ^ west  # the two neighbours on the square's rank, as a 2-bit count
+    side_two = east & west
+    band_one = side_one ^ own  # the three squares of a rank around a file, as a 2-bit count
+    band_two = side_two | (own & (east | west))
+    up_one = band_one << uint64(8)
+    up_two = band_two << uint64(8)
+    down_one = band_one >> uint64(8)
+    down_two = band_two >> uint64(8)
+    one = side_one | side_two | up_one | up_two | down_one | down_two
+    two = side_two | up_two | down_two | (side_one & (up_one | down_one)) | (up_one & down_one)
+    return own & ~one, own & ~two
+
+
+@njit(cache=True, inline="always")
+def _leaves_no_single(lone, weak, t, f):
+    """Return True if moving a row's tail `t` to its F `f` leaves the mover no single.
+
+    `lone` and `weak` come from _weak_checkers(own). F is next to the row's head, which stays,
+    so only an own checker can be left single: one that already was (lone), or one whose only
+    own neighbour was the tail (weak and next to t), unless it is next to F."""
+    return ((lone | (weak & NEXT_TO[t])) & ~NEXT_TO[f]) == 0
+
+
+@njit(cache=True, inline="always")
+def _generate_direction(own, enemy, empty, ahead, behind, d, barred_direction, barred_line, lone, weak,
+                        out, n):
+    """Append the legal moves of `own`'s rows in direction `d` to `out[n:]`; return the new n."""
+    movable = _movable_fronts(own, enemy, empty, ahead, behind, d, barred_direction, barred_line)
+    tails = own & behind & ~ahead
     while movable:
         f = lsb(movable)
         movable &= movable - uint64(1)
-        t = _nearest_behind(tails, LINE_THROUGH[line_base + f], f, d)
-        if not stop_at_first:
-            out[n] = t * 8 + d
+        t = _tail_of(tails, f, d)
+        out[uint64(n)] = t * 8 + d  # an unsigned index skips the negative-index wraparound
         # Counting instead of branching: a refused move is overwritten by the next one, and
         # the rarely taken branch cost more in mispredictions than the write.
-        n += singles(own ^ bit(t) ^ bit(f)) == 0
+        n += _leaves_no_single(lone, weak, t, f)
     return n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _has_move_direction(own, enemy, empty, ahead, behind, d, barred_direction, barred_line, lone, weak):
+    """Return True if `own` has a legal move in direction `d` (see _generate_direction)."""
+    movable = _movable_fronts(own, enemy, empty, ahead, behind, d, barred_direction, barred_line)
+    tails = own & behind & ~ahead
+    while movable:
+        f = lsb(movable)
+        movable &= movable - uint64(1)
+        if _leaves_no_single(lone, weak, _tail_of(tails, f, d), f):
+            return True
+    return False
+
+
+@njit(cache=True, inline="always")  # legal_actions, its one caller, saves a call
 def _generate(state, out):
     """Write the legal actions of the side to move into `out`; return their number.
 
-    Ignores the end-of-game rules. Given an empty `out`, only tell whether a legal move
-    exists: return a positive count at the first direction that has one."""
-    stop_at_first = out.shape[0] == 0  # a runtime flag: a literal bool would compile twice
-    side = state[SIDE]
-    own = state[BLACK] if side else state[WHITE]
-    enemy = state[WHITE] if side else state[BLACK]
+    Ignores the end-of-game rules."""
+    _, own, enemy = _sides(state)
     empty = ~(own | enemy)
-    barred_direction = np.int64(-1)
-    barred_line = uint64(0)
-    ko = state[KO]
-    if ko != NO_KO:
-        barred_direction = ko_direction(ko) ^ 4
-        barred_line = LINE_THROUGH[(barred_direction & 3) * 64 + ((np.int64(ko) - 1) >> 6)]
+    barred_direction, barred_line = _ko_bar(state[KO])
+    lone, weak = _weak_checkers(own)
+    # Written out with a constant d, the eight directions made this call ~30% faster (every
+    # table lookup and sign test on d folded away) but took ~5 s to compile instead of ~1 s,
+    # and alpha-beta's node rate hardly moved: the loop stays.
     n = 0
     for d in range(8):
-        n = _generate_direction(own, enemy, empty, d, barred_direction, barred_line, out, n, stop_at_first)
-        if stop_at_first and n:
-            return n
+        n = _generate_direction(own, enemy, empty, shift(own, d), shift(own, d ^ 4), d, barred_direction,
+                                barred_line, lone, weak, out, n)
     return n
 
 
 @njit(cache=True, inline="always")
 def _draw_limit_reached(state):
     """Return True if one of the two draw limits has been reached."""
-    return state[QUIET] >= state[QUIET_PLIES] or state[PLIES] >= state[MAX_PLIES]
+    # `|`, not `or`: a branch here kept the caller's array refcounts from being optimized away
+    return (state[QUIET] >= state[QUIET_PLIES]) | (state[PLIES] >= state[MAX_PLIES])
 
 
 @njit(cache=True)
@@ -270,11 +343,26 @@ def legal_actions(state, out):
     return _generate(state, out)
 
 
+@njit(cache=True, inline="always")
+def _has_legal_action(state):
+    """Return True if the side to move has a legal move (ignoring the draw limits).
+
+    Stops at the first legal move found and writes no actions, so it needs no buffer."""
+    _, own, enemy = _sides(state)
+    empty = ~(own | enemy)
+    barred_direction, barred_line = _ko_bar(state[KO])
+    lone, weak = _weak_checkers(own)
+    for d in range(8):
+        if _has_move_direction(own, enemy, empty, shift(own, d), shift(own, d ^ 4), d, barred_direction,
+                               barred_line, lone, weak):
+            return True
+    return False
+
+
 @njit(cache=True)
 def has_legal_action(state):
     """Return True if the side to move has a legal move (ignoring the draw limits)."""
-    dummy = np.empty(0, dtype=np.int32)
-    return _generate(state, dummy) > 0
+    return _has_legal_action(state)
 
 
 @njit(cache=True, inline="always")
@@ -305,41 +393,36 @@ def is_knock(state, action):
 @njit(cache=True)
 def apply(state, action, out):
     """Write into `out` the state after the legal `action`; `out` may be `state` (in place)."""
-    if out is not state:
-        for i in range(STATE_SIZE):  # a slice copy costs seconds of compile time
-            out[i] = state[i]
-    s = out
-    side = s[SIDE]
-    own = s[BLACK] if side else s[WHITE]
-    enemy = s[WHITE] if side else s[BLACK]
+    # Every word is read before any is written, so `out` may be `state`, and no copy is needed.
+    side, own, enemy = _sides(state)
+    quiet = state[QUIET]
+    plies = state[PLIES]
+    quiet_plies = state[QUIET_PLIES]
+    max_plies = state[MAX_PLIES]
     t = action >> 3
     d = action & 7
-    f = _head_of(own, t, d) + DELTA[d]
+    line = LINE_THROUGH[(d & 3) * 64 + t]  # the move's line: it holds the row, F and a knocked row
+    # F is the first square ahead of the tail that is not own: the row runs from the tail to F.
+    f = _nearest_ahead(~own, line, t, d)
     fbit = bit(f)
     knocked = (enemy & fbit) != 0
     if knocked:
         enemy_ends = enemy & ~shift(enemy, d ^ 4)
-        g = _nearest_ahead(enemy_ends, LINE_THROUGH[(d & 3) * 64 + f], f, d)
+        g = _nearest_ahead(enemy_ends, line, f, d)
         enemy = (enemy ^ fbit) | shift(bit(g), d)  # an empty shift means pushed off the board
     own ^= bit(t) | fbit
     # Every enemy single goes. A move that knocks nothing leaves the enemy board as it was, so
     # it can only clear singles of a position that was not legal to begin with; such a removal
     # is never a knock: only a move whose F held an enemy checker resets the quiet count.
     enemy &= neighbours(enemy)
-    if side:
-        s[BLACK] = own
-        s[WHITE] = enemy
-    else:
-        s[WHITE] = own
-        s[BLACK] = enemy
-    s[SIDE] = side ^ uint64(1)
-    s[PLIES] += uint64(1)
-    if knocked:
-        s[QUIET] = 0
-        s[KO] = ko_word(t, f)
-    else:
-        s[QUIET] += uint64(1)
-        s[KO] = NO_KO
+    out[side] = own
+    out[side ^ uint64(1)] = enemy
+    out[SIDE] = side ^ uint64(1)
+    out[PLIES] = plies + uint64(1)
+    out[QUIET] = uint64(0) if knocked else quiet + uint64(1)
+    out[KO] = ko_word(t, f) if knocked else uint64(NO_KO)
+    out[QUIET_PLIES] = quiet_plies
+    out[MAX_PLIES] = max_plies
 
 
 @njit(cache=True)
@@ -352,7 +435,7 @@ def result(state):
         return lost
     if _draw_limit_reached(state):
         return DRAW
-    if not has_legal_action(state):
+    if not _has_legal_action(state):
         return lost
     return ONGOING
 
@@ -392,25 +475,35 @@ def hash_key(state):
     """Return a 64-bit key of the boards, side, ko (as line and direction) and counters.
 
     Two ko words that bar the same line and direction give the same key."""
-    ko = state[KO]
     ko_code = uint64(0)
-    if ko != NO_KO:
-        d = ko_direction(ko)
-        ko_code = uint64(1 + d * 16 + _line_id((np.int64(ko) - 1) >> 6, d))
-    h = _fmix(state[WHITE] ^ _K1)
-    h = _fmix(h ^ state[BLACK] ^ _K2)
-    h = _fmix(h ^ state[SIDE] ^ (ko_code << uint64(1)) ^ _K3)
-    h = _fmix(h ^ state[QUIET] ^ (state[QUIET_PLIES] << uint64(32)))
-    return _fmix(h ^ state[PLIES] ^ (state[MAX_PLIES] << uint64(32)))
+    barred_direction, barred_line = _ko_bar(state[KO])
+    if barred_line:
+        # A line is named by its lowest square: lines of one orientation are disjoint.
+        ko_code = uint64(1 + barred_direction * 64 + lsb(barred_line))
+    # The small fields packed into one word (ko_code < 2**10), each in its own bits while the
+    # counts stay below 2**26; the limits ride on the Black board. Three mixing rounds, and the
+    # two board rounds are independent, so they overlap.
+    small = (state[SIDE] | (ko_code << uint64(1)) | (state[QUIET] << uint64(11))
+             | (state[PLIES] << uint64(37)))
+    limits = state[QUIET_PLIES] ^ (state[MAX_PLIES] << uint64(32))
+    w = _fmix(state[WHITE] ^ _K1)
+    b = _fmix(state[BLACK] ^ limits ^ _K2)
+    return _fmix(w ^ ((b << uint64(32)) | (b >> uint64(32))) ^ small ^ _K3)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _open_fronts(own):
     """Return the number of (row, direction) pairs whose F is on the board and not own."""
+    # A row's F is never own (its head's successor is not own), so this counts the heads whose
+    # successor is on the board: for direction d, the heads inside LANDING_MASK[d ^ 4]. The
+    # boards own shifted by d and by d + 4 are "ahead" and "behind" for d, and the reverse for
+    # d + 4, so four shift pairs serve all eight directions.
     count = 0
-    for d in range(8):
-        heads = own & shift(own, d) & ~shift(own, (d + 4) & 7)
-        count += popcount(shift(heads, d) & ~own)
+    for d in range(4):
+        ahead = shift(own, d)
+        behind = shift(own, d + 4)
+        count += popcount(own & ahead & ~behind & LANDING_MASK[d + 4])
+        count += popcount(own & behind & ~ahead & LANDING_MASK[d])
     return count
 
 
@@ -426,9 +519,10 @@ def evaluate(state):
     white = state[WHITE]
     black = state[BLACK]
     edge = FILE_A | FILE_H | RANK_1 | RANK_8
-    material = np.float64(popcount(white)) - np.float64(popcount(black))
-    mobility = np.float64(_open_fronts(white)) - np.float64(_open_fronts(black))
-    exposure = np.float64(popcount(white & edge)) - np.float64(popcount(black & edge))
+    # Integer differences first: exact, so the same as subtracting the counts as floats.
+    material = np.float64(np.int64(popcount(white)) - np.int64(popcount(black)))
+    mobility = np.float64(np.int64(_open_fronts(white)) - np.int64(_open_fronts(black)))
+    exposure = np.float64(np.int64(popcount(white & edge)) - np.int64(popcount(black & edge)))
     value = np.tanh((material + 0.1 * mobility - 0.1 * exposure) / 4.0)
     # tanh rounds to exactly +-1.0 past |x| ~ 76; the clip keeps even such a board below a win
     return min(max(value, -EVALUATION_BOUND), EVALUATION_BOUND)
