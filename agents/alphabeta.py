@@ -58,6 +58,10 @@ B_ALPHA, B_BETA, B_ALPHA0, B_BEST = 0, 1, 2, 3
 # Words of a table entry (a row of the uint64 table; the value word is read as a float).
 TT_KEY, TT_VALUE, TT_INFO = 0, 1, 2
 TT_WORDS = 4  # 32 bytes: an entry never straddles two cache lines
+# Nodes one ply above the horizon are the most numerous and the least valuable to remember:
+# they get a small table of their own (1 MB: it stays in the core's cache, where a probe of
+# the main table is a cache miss), and their entries never evict deeper ones.
+SHALLOW_ENTRIES = 1 << 15
 FRAME_FLOATS = 4
 
 
@@ -104,7 +108,9 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
     of every array passed to a call, and helpers taking the frame arrays cost more in those
     atomic counts than in their work."""
     use_tt = tt.shape[0] > 0
-    tt_mask = np.uint64(tt.shape[0] - 1) if use_tt else np.uint64(0)
+    deep, shallow = _split_table(tt.shape[0])
+    tt_mask = np.uint64(deep - 1) if use_tt else np.uint64(0)
+    shallow_mask = np.uint64(shallow - 1) if use_tt else np.uint64(0)
     node_limit = ctl[NODE_LIMIT]
     use_clock = ctl[USE_CLOCK] != 0
     nodes = ctl[NODES]
@@ -139,7 +145,10 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
             if not leaf and use_tt:
                 # Probe the table before generating: a hit costs no generation (and no node).
                 key = dispatch.hash_key(game, s)
-                idx = np.int64(key & tt_mask)
+                if e_depth == 1:
+                    idx = deep + np.int64(key & shallow_mask)
+                else:
+                    idx = np.int64(key & tt_mask)
                 if tt[idx, TT_KEY] == key:
                     info = tt[idx, TT_INFO]
                     tt_move = np.int64(info >> np.uint64(16)) - 1
@@ -318,6 +327,20 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
     return result_value
 
 
+def table_rows(entries):
+    """Return the rows of a table of `entries` entries (the `tt` setting, a power of two or 0):
+    the main table, then the small one for depth-1 nodes (`_split_table` undoes this)."""
+    return entries + min(entries, SHALLOW_ENTRIES)
+
+
+@njit(cache=True)
+def _split_table(rows):
+    """Return (main entries, small-table entries) of a table with `rows` rows."""
+    if rows <= 2 * SHALLOW_ENTRIES:
+        return rows // 2, rows // 2
+    return rows - SHALLOW_ENTRIES, SHALLOW_ENTRIES
+
+
 @njit(cache=True)
 def _tt_info(depth, flag, move):
     """Return the table's info word: (move + 1) << 16 | flag << 8 | (depth + 1).
@@ -462,7 +485,7 @@ class AlphaBetaAgent(BaseAgent):
         state_size = array.size
         size = self.options["tt"]
         # One row per entry (key, value, info, unused): a probe touches one cache line.
-        tt = np.zeros((size, TT_WORDS), dtype=np.uint64)
+        tt = np.zeros((table_rows(size), TT_WORDS), dtype=np.uint64)
         self._tables = dict(
             states=np.zeros((MAX_PLY + 1, state_size), dtype=np.uint64),
             moves=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int32),
