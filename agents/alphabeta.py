@@ -55,14 +55,14 @@ F_N, F_NEXT, F_DEPTH, F_PLAYER, F_INDEX, F_TTMOVE, F_BEST_MOVE, F_SAME, F_STAGE 
 FRAME_INTS = 9
 STAGE_TABLE_MOVE, STAGE_ALL = 0, 1  # searching the table move alone, then the generated moves
 B_ALPHA, B_BETA, B_ALPHA0, B_BEST = 0, 1, 2, 3
+FRAME_FLOATS = 4
 # Words of a table entry (a row of the uint64 table; the value word is read as a float).
 TT_KEY, TT_VALUE, TT_INFO = 0, 1, 2
 TT_WORDS = 4  # 32 bytes: an entry never straddles two cache lines
 # Nodes one ply above the horizon are the most numerous and the least valuable to remember:
-# they get a small table of their own (1 MB: it stays in the core's cache, where a probe of
+# they get a small table of their own (256 KB: it stays in the core's cache, where a probe of
 # the main table is a cache miss), and their entries never evict deeper ones.
-SHALLOW_ENTRIES = 1 << 15
-FRAME_FLOATS = 4
+SHALLOW_ENTRIES = 1 << 13
 
 
 @njit(cache=True)
@@ -264,9 +264,12 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                 # A selection sort step: the best-ordered remaining move goes to slot i. Only
                 # the first few are sorted: cutoffs come early, and a full sort of every
                 # node's moves costs more than it saves (moves are many in Flow).
-                for m in range(i + 1, n):
-                    if order[ply, m] > order[ply, j]:
-                        j = m
+                row = np.uint64(ply)  # unsigned indices: no negative-index wraparound code
+                best_order = order[row, np.uint64(i)]
+                for m in range(np.uint64(i + 1), np.uint64(n)):
+                    if order[row, m] > best_order:
+                        best_order = order[row, m]
+                        j = np.int64(m)
             if j != i:
                 moves[ply, i], moves[ply, j] = moves[ply, j], moves[ply, i]
                 order[ply, i], order[ply, j] = order[ply, j], order[ply, i]
@@ -354,16 +357,17 @@ def _order_moves(ply, n, player, tt_move, moves, order, killers, history):
     """Write the ordering score of each of the `n` moves at `ply` into `order[ply]`."""
     k0 = killers[ply, 0]
     k1 = killers[ply, 1]
-    for i in range(n):
-        a = moves[ply, i]
+    row = np.uint64(ply)  # unsigned indices: no negative-index wraparound code
+    for i in range(np.uint64(n)):
+        a = moves[row, i]
         if a == tt_move:
-            order[ply, i] = np.int64(1) << 42
+            order[row, i] = np.int64(1) << 42
         elif a == k0:
-            order[ply, i] = np.int64(1) << 41
+            order[row, i] = np.int64(1) << 41
         elif a == k1:
-            order[ply, i] = np.int64(1) << 40
+            order[row, i] = np.int64(1) << 40
         else:
-            order[ply, i] = history[player, a]
+            order[row, i] = history[np.uint64(player), np.uint64(a)]
 
 
 @njit(cache=True)
