@@ -20,13 +20,14 @@ the table move, then two killer moves per ply, then the history score (depth^2 a
 every cutoff, per player and action); only the first `_SORTED_MOVES` picks are best-first.
 
 A node is a state whose actions are generated or which is evaluated at the horizon; a node
-answered by the table is not counted. A node whose table entry names a move searches that
-move first, before generating the others (the key decides the legal actions, so the move is
-legal here); a cutoff by it spares the generation. The other moves are generated as the
-game's candidate actions (`dispatch.candidate_actions`: Flow lists its steps without
-resolving the currents they start) and each is confirmed legal only when it is about to be
-searched; a node whose candidates all prove illegal has no legal action and is scored by
-the game's result.
+answered by the table is not counted. An interior node's moves come in stages, each opened
+only if the ones before did not cut off: the table move (legal here: the key decides the
+legal actions), then the killers that are candidates here (`dispatch.is_candidate`, a test
+without generating), then all the other candidate actions (`dispatch.candidate_actions`:
+Flow lists its steps without resolving the currents they start), ordered by history. A
+killer or generated move is confirmed legal (`dispatch.is_legal_candidate`) only when it is
+about to be searched; a node none of whose candidates is legal has no legal action and is
+scored by the game's result.
 """
 import time
 
@@ -51,9 +52,12 @@ _SORTED_MOVES = 6  # moves picked best-first at a node; the rest follow in gener
 NODES, NODE_LIMIT, STOP, SELDEPTH, COUNTDOWN, TT_HITS, USE_CLOCK = 0, 1, 2, 3, 4, 5, 6
 CTL_SIZE = 7
 # Per-ply frame fields of the iterative search: int64 ones, then float64 ones.
-F_N, F_NEXT, F_DEPTH, F_PLAYER, F_INDEX, F_TTMOVE, F_BEST_MOVE, F_SAME, F_STAGE = range(9)
-FRAME_INTS = 9
-STAGE_TABLE_MOVE, STAGE_ALL = 0, 1  # searching the table move alone, then the generated moves
+(F_N, F_NEXT, F_DEPTH, F_PLAYER, F_INDEX, F_TTMOVE, F_BEST_MOVE, F_SAME, F_STAGE, F_KILLER0,
+ F_KILLER1) = range(11)
+FRAME_INTS = 11
+# The stages of an interior node's moves: nothing yet, the table move alone, the killers that
+# are candidates here (F_KILLER0/1), then every other candidate, generated and ordered.
+STAGE_START, STAGE_TABLE_MOVE, STAGE_KILLERS, STAGE_ALL = 0, 1, 2, 3
 B_ALPHA, B_BETA, B_ALPHA0, B_BEST = 0, 1, 2, 3
 FRAME_FLOATS = 4
 # Words of a table entry (a row of the uint64 table; the value word is read as a float).
@@ -180,34 +184,21 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                         if player == 1:
                             value = -value
                 else:
-                    if tt_move >= 0:
-                        # The table move is legal here (the key decides the legal actions), so
-                        # it is searched before any generation: a cutoff saves generating.
-                        n = 1
-                        moves[ply, 0] = tt_move
-                        stage = STAGE_TABLE_MOVE
-                    else:
-                        n = dispatch.candidate_actions(game, s, moves[ply])
-                        stage = STAGE_ALL
-                    if n == 0:
-                        value = _terminal_score(dispatch.result(game, s), player, ply)
-                    else:
-                        has_value = False
-                        if stage == STAGE_ALL:
-                            _order_moves(ply, n, player, tt_move, moves, order, killers, history)
-                        frames[ply, F_N] = n
-                        frames[ply, F_NEXT] = 0
-                        frames[ply, F_DEPTH] = e_depth
-                        frames[ply, F_PLAYER] = player
-                        frames[ply, F_INDEX] = idx
-                        frames[ply, F_TTMOVE] = tt_move
-                        frames[ply, F_BEST_MOVE] = moves[ply, 0]
-                        frames[ply, F_STAGE] = stage
-                        bounds[ply, B_ALPHA] = e_alpha
-                        bounds[ply, B_BETA] = e_beta
-                        bounds[ply, B_ALPHA0] = e_alpha
-                        bounds[ply, B_BEST] = -INF
-                        keys[ply] = key
+                    # An interior node: its moves come in stages (see the next-child loop).
+                    has_value = False
+                    frames[ply, F_N] = 0
+                    frames[ply, F_NEXT] = 0
+                    frames[ply, F_DEPTH] = e_depth
+                    frames[ply, F_PLAYER] = player
+                    frames[ply, F_INDEX] = idx
+                    frames[ply, F_TTMOVE] = tt_move
+                    frames[ply, F_BEST_MOVE] = -1
+                    frames[ply, F_STAGE] = STAGE_START
+                    bounds[ply, B_ALPHA] = e_alpha
+                    bounds[ply, B_BETA] = e_beta
+                    bounds[ply, B_ALPHA0] = e_alpha
+                    bounds[ply, B_BEST] = -INF
+                    keys[ply] = key
             if has_value:
                 if ply == top:
                     result_value = value
@@ -243,24 +234,52 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
         while True:
             i = frames[ply, F_NEXT]
             n = frames[ply, F_N]
-            if i >= n and frames[ply, F_STAGE] == STAGE_TABLE_MOVE:
-                # The table move did not cut off: generate the others and go on with them.
+            stage = frames[ply, F_STAGE]
+            if i >= n:
+                # This stage's moves are done (and none cut off): open the next stage.
+                if stage == STAGE_ALL:
+                    break
+                s = states[ply]
                 tt_move = frames[ply, F_TTMOVE]
-                n = dispatch.candidate_actions(game, states[ply], moves[ply])
-                for m in range(n):
-                    if moves[ply, m] == tt_move:
-                        moves[ply, m] = moves[ply, n - 1]
-                        n -= 1
-                        break
-                _order_moves(ply, n, frames[ply, F_PLAYER], tt_move, moves, order, killers, history)
-                frames[ply, F_STAGE] = STAGE_ALL
+                if stage == STAGE_START and tt_move >= 0:
+                    # The table move is legal here (the key decides the legal actions), so it
+                    # is searched before anything is generated.
+                    moves[ply, 0] = tt_move
+                    n = 1
+                    stage = STAGE_TABLE_MOVE
+                elif stage != STAGE_KILLERS:
+                    # The killers, if they are candidates here (a test without generating).
+                    n = 0
+                    for k in range(2):
+                        a = killers[ply, k]
+                        if a >= 0 and a != tt_move and dispatch.is_candidate(game, s, a):
+                            moves[ply, n] = a
+                            n += 1
+                    frames[ply, F_KILLER0] = moves[ply, 0] if n > 0 else -1
+                    frames[ply, F_KILLER1] = moves[ply, 1] if n > 1 else -1
+                    stage = STAGE_KILLERS
+                else:
+                    # All the other candidates, ordered by history.
+                    n = dispatch.candidate_actions(game, s, moves[ply])
+                    k0 = frames[ply, F_KILLER0]
+                    k1 = frames[ply, F_KILLER1]
+                    m = 0
+                    while m < n:
+                        a = moves[ply, m]
+                        if a == tt_move or a == k0 or a == k1:  # searched already
+                            n -= 1
+                            moves[ply, m] = moves[ply, n]
+                        else:
+                            m += 1
+                    _order_moves(ply, n, frames[ply, F_PLAYER], tt_move, moves, order, killers,
+                                 history)
+                    stage = STAGE_ALL
+                frames[ply, F_STAGE] = stage
                 frames[ply, F_N] = n
                 frames[ply, F_NEXT] = 0
-                i = 0
-            if i >= n:
-                break
+                continue
             j = i
-            if i < _SORTED_MOVES:
+            if stage == STAGE_ALL and i < _SORTED_MOVES:
                 # A selection sort step: the best-ordered remaining move goes to slot i. Only
                 # the first few are sorted: cutoffs come early, and a full sort of every
                 # node's moves costs more than it saves (moves are many in Flow).
@@ -274,10 +293,10 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                 moves[ply, i], moves[ply, j] = moves[ply, j], moves[ply, i]
                 order[ply, i], order[ply, j] = order[ply, j], order[ply, i]
             frames[ply, F_NEXT] = i + 1
-            # Generated moves are candidates, confirmed only now (the table move is legal:
-            # the key decides the legal actions). A cutoff spares confirming the rest.
-            if (frames[ply, F_STAGE] == STAGE_TABLE_MOVE
-                    or dispatch.is_legal_candidate(game, states[ply], moves[ply, i])):
+            # Killers and generated moves are candidates, confirmed only now (the table move
+            # is legal: the key decides the legal actions). A cutoff spares confirming the rest.
+            if stage == STAGE_TABLE_MOVE or dispatch.is_legal_candidate(game, states[ply],
+                                                                         moves[ply, i]):
                 descend = True
                 break
         if descend:

@@ -490,6 +490,30 @@ def candidate_actions(state, out):
 
 
 @njit(cache=True)
+def is_candidate(state, action):
+    """Return True if `action` (any int) is one of candidate_actions(state), without generating.
+
+    A step is a candidate when its piece may step (the mover's, not the first-moved one at
+    step 2) and its target is among that piece's step targets. Wash choices are never
+    reported (they are rare, and checking one costs its whole loop search). A search asks
+    this of a remembered move (a killer) before generating the node's moves."""
+    if state[RESULT] != ONGOING or state[PHASE] == PHASE_CHOOSE or action < 0 or action >= WASH_BASE:
+        return False
+    if state[STEP] == 1 and state[TURNS] >= state[MAX_TURNS]:
+        return False
+    frm = action >> 6
+    piece = movable_pieces(state) & bit(frm)
+    if piece == 0:
+        return False
+    occ = state[WHITE] | state[BLACK]
+    sets = step_targets(state[SIDE], piece, occ, state[DAMES], state[MASK])
+    targets = uint64(0)
+    for i in range(NUM_STEP_SETS):
+        targets |= sets[i]
+    return ((targets >> uint64(action & 63)) & uint64(1)) != 0
+
+
+@njit(cache=True)
 def is_legal_candidate(state, action):
     """Return True if `action`, one of `candidate_actions(state)`, is legal."""
     if action >= WASH_BASE:

@@ -365,6 +365,35 @@ def has_legal_action(state):
     return _has_legal_action(state)
 
 
+@njit(cache=True)
+def is_legal_action(state, action):
+    """Return True if `action` (any int in 0..MAX_ACTIONS-1) is legal here, without generating.
+
+    The same tests as legal_actions for one row: the tail starts a row of two or more in the
+    action's direction, its F is on the board and may be moved onto (empty, or a knock the
+    ko and the landing rule allow), no single of the mover is left, and no draw limit is
+    reached. A search checks a remembered move (a killer) with it before generating."""
+    if _draw_limit_reached(state):
+        return False
+    _, own, enemy = _sides(state)
+    t = action >> 3
+    d = action & 7
+    ahead = shift(own, d)
+    behind = shift(own, d ^ 4)
+    tails = own & behind & ~ahead
+    if not (tails >> uint64(t)) & uint64(1):
+        return False
+    heads = own & ahead & ~behind
+    front = shift(bit(_nearest_ahead(heads, LINE_THROUGH[(d & 3) * 64 + t], t, d)), d)
+    barred_direction, barred_line = _ko_bar(state[KO])
+    movable = _movable_fronts(own, enemy, ~(own | enemy), ahead, behind, d, barred_direction,
+                              barred_line)
+    if not front & movable:
+        return False  # F off the board, own, or a refused knock
+    lone, weak = _weak_checkers(own)
+    return _leaves_no_single(lone, weak, t, lsb(front))
+
+
 @njit(cache=True, inline="always")
 def _head_of(own, tail, direction):
     """Return the head square of the row of `own` whose tail is `tail`, moving in `direction`.
