@@ -3,11 +3,13 @@
 Both engines start from the same position and take the same random actions; after every
 action they must agree on the legal actions, the board, the side, the step, the phase, the
 first-moved piece, the turn count and the result. At every position the kernels' candidate
-actions, each confirmed by `is_legal_candidate`, must also give exactly the legal actions."""
+actions, each confirmed by `is_legal_candidate`, must also give exactly the legal actions, and
+`is_candidate` must pick out exactly the candidate steps among all 4096 step ids."""
 import random
 
 import numpy as np
 import pytest
+from numba import njit
 
 import ludo_flow
 from ludo_flow.flow import kernels
@@ -30,9 +32,25 @@ def confirmed_candidates(state):
     return sorted(int(a) for a in buf[:n] if kernels.is_legal_candidate(state.array, a))
 
 
+@njit(cache=True)
+def _single_action_mismatches(state, buf):
+    """Return how many step ids (0..4095) is_candidate judges unlike candidate_actions."""
+    n = kernels.candidate_actions(state, buf)
+    listed = np.zeros(kernels.WASH_BASE, dtype=np.bool_)
+    for i in range(n):
+        if buf[i] < kernels.WASH_BASE:  # wash choices: is_candidate never reports them
+            listed[buf[i]] = True
+    bad = 0
+    for a in range(kernels.WASH_BASE):
+        bad += kernels.is_candidate(state, a) != listed[a]
+    bad += kernels.is_candidate(state, kernels.WASH_BASE)  # nor any wash id
+    return bad
+
+
 def assert_same(state, ref, where):
     assert sorted(state.legal_actions()) == ref.legal_actions(), where
     assert confirmed_candidates(state) == ref.legal_actions(), where
+    assert _single_action_mismatches(state.array, np.empty(kernels.MAX_ACTIONS, dtype=np.int32)) == 0, where
     assert state.pieces() == dict(ref.pieces), where
     assert state.current_player() == ref.current_player(), where
     assert state.choosing == ref.choosing, where

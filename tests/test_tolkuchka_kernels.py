@@ -4,6 +4,7 @@ import random
 
 import numpy as np
 import pytest
+from numba import njit
 
 from ludo_flow.rng import new_rng
 from ludo_flow.tolkuchka import kernels as K
@@ -371,6 +372,37 @@ def test_has_legal_action_agrees_with_legal_actions():
             s = START.copy()
             continue
         K.apply(s, rng.choice(actions), s)
+
+
+@njit(cache=True)
+def _single_action_mismatches(state, buf):
+    """Return how many of the 512 action ids is_legal_action judges unlike legal_actions."""
+    n = K.legal_actions(state, buf)
+    listed = np.zeros(K.MAX_ACTIONS, dtype=np.bool_)
+    for i in range(n):
+        listed[buf[i]] = True
+    bad = 0
+    for a in range(K.MAX_ACTIONS):
+        bad += K.is_legal_action(state, a) != listed[a]
+    return bad
+
+
+def test_is_legal_action_agrees_with_legal_actions_on_every_action_id():
+    # Random play from the start and with low draw limits (knocks, kos, limits reached).
+    rng = random.Random(9)
+    buf = np.empty(K.MAX_ACTIONS, dtype=np.int32)
+    checked = 0
+    for limits in [(50, 400), (4, 30)]:
+        s = K.standard_state(*limits)
+        for _ in range(1500):
+            assert _single_action_mismatches(s, buf) == 0, s
+            checked += 1
+            actions = legal(s)
+            if not actions:
+                s = K.standard_state(*limits)
+                continue
+            K.apply(s, rng.choice(actions), s)
+    assert checked == 3000
 
 
 # --- differential test against the reference engine --------------------------------------
