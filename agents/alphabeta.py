@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from ludo_flow import dispatch
-from ludo_flow.unowned import unowned
+from ludo_flow.memory import prefetch_row, unowned
 
 from .base import AgentError, BaseAgent, Setting, check_state
 from .clock import now
@@ -130,6 +130,9 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
     e_depth = depth
     e_alpha = alpha
     e_beta = beta
+    keyed = False  # e_key / e_idx hold the table key and index of the node being entered
+    e_key = np.uint64(0)
+    e_idx = 0
     while True:
         if entering:
             # Open the node at `ply`: a leaf, a final state or a table hit give a value at once.
@@ -148,11 +151,13 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
             hit = False
             if not leaf and use_tt:
                 # Probe the table before generating: a hit costs no generation (and no node).
-                key = dispatch.hash_key(game, s)
-                if e_depth == 1:
-                    idx = deep + np.int64(key & shallow_mask)
+                if keyed:  # the parent already found the entry (and prefetched it)
+                    key = e_key
+                    idx = e_idx
+                    keyed = False
                 else:
-                    idx = np.int64(key & tt_mask)
+                    key = dispatch.hash_key(game, s)
+                    idx = _table_index(key, e_depth, deep, tt_mask, shallow_mask)
                 if tt[idx, TT_KEY] == key:
                     info = tt[idx, TT_INFO]
                     tt_move = np.int64(info >> np.uint64(16)) - 1
@@ -302,9 +307,16 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
         if descend:
             child = states[ply + 1]
             dispatch.apply(game, states[ply], moves[ply, i], child)
+            e_depth = frames[ply, F_DEPTH] - 1
+            if use_tt and e_depth > 0 and ply + 1 < MAX_PLY:
+                # The child will probe the table: find its entry now and have the CPU fetch it
+                # while the rest of the descent runs (a probe of the main table misses cache).
+                e_key = dispatch.hash_key(game, child)
+                e_idx = _table_index(e_key, e_depth, deep, tt_mask, shallow_mask)
+                prefetch_row(tt, e_idx)
+                keyed = True
             same = dispatch.current_player(game, child) == frames[ply, F_PLAYER]
             frames[ply, F_SAME] = 1 if same else 0
-            e_depth = frames[ply, F_DEPTH] - 1
             if same:
                 e_alpha = bounds[ply, B_ALPHA]
                 e_beta = bounds[ply, B_BETA]
@@ -355,6 +367,15 @@ def table_rows(entries):
     return entries + min(entries, SHALLOW_ENTRIES)
 
 
+@njit(cache=True, inline="always")
+def _table_index(key, depth, deep, deep_mask, shallow_mask):
+    """Return the table row of `key` for a node `depth` plies above the horizon: the small
+    table (rows from `deep` on) for depth 1, the main one otherwise."""
+    if depth == 1:
+        return deep + np.int64(key & shallow_mask)
+    return np.int64(key & deep_mask)
+
+
 @njit(cache=True)
 def _split_table(rows):
     """Return (main entries, small-table entries) of a table with `rows` rows."""
@@ -397,7 +418,7 @@ def search(game, root, max_depth, root_moves, states, moves, order, tt, tt_value
     Returns (best action, its score, last finished depth, length of the pv written to `out_pv`)."""
     n = root_moves.size
     player = dispatch.current_player(game, root)
-    # Every array the search touches per node is an unowned view (see ludo_flow.unowned):
+    # Every array the search touches per node is an unowned view (see ludo_flow.memory):
     # the Python caller owns them for the whole call, so no reference counting is needed.
     states = unowned(states)
     moves = unowned(moves)
