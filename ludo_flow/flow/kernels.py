@@ -254,12 +254,17 @@ NUM_STEP_SETS = 10  # pawn: forward 1/2, left 1/2, right 1/2; dame: up, down, le
 
 
 @njit(cache=True, inline="always")
+def _movable(own, step, first):
+    """Return the pieces of `own` allowed to step: all but the first-moved one at step 2."""
+    if step == 2 and first != NO_SQUARE:
+        return own & ~bit(first)  # the first-moved piece may not make the second step
+    return own
+
+
+@njit(cache=True, inline="always")
 def movable_pieces(state):
     """Return the board of the mover's pieces allowed to step (all but the first-moved one)."""
-    own = state[BLACK] if state[SIDE] else state[WHITE]
-    if state[STEP] == 2 and state[FIRST] != NO_SQUARE:
-        own &= ~bit(state[FIRST])  # the first-moved piece may not make the second step
-    return own
+    return _movable(state[BLACK] if state[SIDE] else state[WHITE], state[STEP], state[FIRST])
 
 
 @njit(cache=True, inline="always")
@@ -502,11 +507,13 @@ def is_candidate(state, action):
     if state[STEP] == 1 and state[TURNS] >= state[MAX_TURNS]:
         return False
     frm = action >> 6
-    piece = movable_pieces(state) & bit(frm)
+    side = state[SIDE]
+    white = state[WHITE]
+    black = state[BLACK]
+    piece = _movable(black if side else white, state[STEP], state[FIRST]) & bit(frm)
     if piece == 0:
         return False
-    occ = state[WHITE] | state[BLACK]
-    sets = step_targets(state[SIDE], piece, occ, state[DAMES], state[MASK])
+    sets = step_targets(side, piece, white | black, state[DAMES], state[MASK])
     targets = uint64(0)
     for i in range(NUM_STEP_SETS):
         targets |= sets[i]
@@ -530,97 +537,109 @@ def _far_edge(side, mask, height):
     return mask & RANK_1
 
 
-@njit(cache=True, inline="always")  # a call would count references of s
-def _current_at_rest(s):
-    """Finish a step whose current is at rest: wins, then the second step or the next turn."""
-    s[PHASE] = PHASE_STEP
-    s[NHIST] = 0
-    side = s[SIDE]
-    height = np.int64(s[HEIGHT])
-    mine = s[BLACK] if side else s[WHITE]
-    theirs = s[WHITE] if side else s[BLACK]
-    if mine & _far_edge(side, s[MASK], height):
-        s[RESULT] = BLACK_WINS if side else WHITE_WINS
-        return
-    if theirs & _far_edge(side ^ uint64(1), s[MASK], height):
-        s[RESULT] = WHITE_WINS if side else BLACK_WINS
-        return
-    if s[STEP] == 1:
-        s[STEP] = 2
-        if _any_legal_step(side, movable_pieces(s), s[WHITE], s[BLACK], s[DAMES], s[MASK],
-                           np.int64(s[WIDTH])):
-            return
-    _end_turn(s)
+@njit(cache=True, inline="always")
+def _next_turn(side, turns, max_turns):
+    """Return (side, turns, result) after a turn ends: the other player moves; the game is
+    drawn once max_turns turns are complete."""
+    turns += uint64(1)
+    return side ^ uint64(1), turns, uint64(DRAW) if turns >= max_turns else uint64(ONGOING)
 
 
 @njit(cache=True, inline="always")
 def _end_turn(s):
-    """Pass the move to the other player; the game is drawn once max_turns turns are complete."""
-    s[SIDE] = s[SIDE] ^ uint64(1)
+    """Pass the move to the other player in `s` (see _next_turn)."""
+    s[SIDE], s[TURNS], s[RESULT] = _next_turn(s[SIDE], s[TURNS], s[MAX_TURNS])
     s[STEP] = 1
     s[FIRST] = NO_SQUARE
-    s[TURNS] += uint64(1)
-    if s[TURNS] >= s[MAX_TURNS]:
-        s[RESULT] = DRAW
 
 
-@njit(cache=True, inline="always")  # a call would count references of s
-def _push_key(s):
-    nh = s[NHIST]
-    if nh <= MAX_WASHES:  # never write past the history (inputs are trusted, memory is not)
-        s[HIST + nh] = arrangement_key(s[WHITE], s[BLACK], s[DAMES])
-        s[NHIST] = nh + uint64(1)
-
-
-@njit(cache=True, inline="always")  # a call would count references of s
-def _wash_in_place(s, sq):
-    w, b, d, k, first = wash(s[WHITE], s[BLACK], s[DAMES], s[KNIGHTS], np.int64(s[FIRST]), sq, s[MASK])
-    s[WHITE], s[BLACK], s[DAMES], s[KNIGHTS], s[FIRST] = w, b, d, k, first
+@njit(cache=True, inline="always")
+def _at_rest(white, black, dames, mask, width, height, side, step, first, turns, max_turns):
+    """Return (result, side, step, first, turns) once a step's current is at rest: a piece on
+    its far edge wins (the mover's first), else the second step if one is legal, else the
+    next turn. Scalars only: apply calls it without counting references of its arrays."""
+    mine = black if side else white
+    theirs = white if side else black
+    if mine & _far_edge(side, mask, height):
+        return uint64(BLACK_WINS if side else WHITE_WINS), side, step, first, turns
+    if theirs & _far_edge(side ^ uint64(1), mask, height):
+        return uint64(WHITE_WINS if side else BLACK_WINS), side, step, first, turns
+    if step == 1:
+        if _any_legal_step(side, _movable(mine, uint64(2), first), white, black, dames, mask, width):
+            return uint64(ONGOING), side, uint64(2), first, turns
+    side, turns, result = _next_turn(side, turns, max_turns)
+    return result, side, uint64(1), uint64(NO_SQUARE), turns
 
 
 @njit(cache=True)
 def apply(state, action, out):
-    """Write into `out` the state after `action` (a legal action); `out` may be `state`."""
+    """Write into `out` the state after `action` (a legal action); `out` may be `state`.
+
+    The fields are worked on as scalars and written once at the end: array aliases and
+    calls taking the array would each cost a reference-count round trip."""
     for i in range(STATE_SIZE):  # an element loop compiles seconds faster than out[:] = state
         out[i] = state[i]
-    s = out
+    white = out[WHITE]
+    black = out[BLACK]
+    dames = out[DAMES]
+    knights = out[KNIGHTS]
+    first = np.int64(out[FIRST])
+    step = out[STEP]
+    mask = out[MASK]
+    width = np.int64(out[WIDTH])
+    nhist = np.int64(out[NHIST])
     if action >= WASH_BASE:
-        _wash_in_place(s, action - WASH_BASE)
-        _push_key(s)
+        white, black, dames, knights, first = wash(white, black, dames, knights, first,
+                                                   action - WASH_BASE, mask)
+        walled = True
     else:
         frm = action >> 6
         to = action & 63
         f = bit(frm)
         t = bit(to)
-        if (s[WHITE] >> uint64(frm)) & uint64(1):
-            s[WHITE] = (s[WHITE] & ~f) | t
+        if (white >> uint64(frm)) & uint64(1):
+            white = (white & ~f) | t
         else:
-            s[BLACK] = (s[BLACK] & ~f) | t
-        if (s[DAMES] >> uint64(frm)) & uint64(1):
-            s[DAMES] = (s[DAMES] & ~f) | t
-        if (s[KNIGHTS] >> uint64(frm)) & uint64(1):
-            s[KNIGHTS] = (s[KNIGHTS] & ~f) | t
-        if s[STEP] == 1:
-            s[FIRST] = to
-        s[NHIST] = 0
-        width = np.int64(s[WIDTH])
-        if wash_candidates(s[WHITE] | s[BLACK], width, s[MASK]) == 0:
-            _current_at_rest(s)
-            return
-        _push_key(s)
-    width = np.int64(s[WIDTH])
-    while True:
-        cands = wash_candidates(s[WHITE] | s[BLACK], width, s[MASK])
-        if cands == 0:
-            _current_at_rest(s)
-            return
-        if cands & (cands - uint64(1)):
-            s[PHASE] = PHASE_CHOOSE  # two or more candidates: the stepping player chooses
-            return
-        if s[NHIST] > MAX_WASHES:
-            return  # unreachable for legal input; keeps a bad action from spinning forever
-        _wash_in_place(s, lsb(cands))
-        _push_key(s)
+            black = (black & ~f) | t
+        if (dames >> uint64(frm)) & uint64(1):
+            dames = (dames & ~f) | t
+        if (knights >> uint64(frm)) & uint64(1):
+            knights = (knights & ~f) | t
+        if step == 1:
+            first = to
+        nhist = 0
+        walled = wash_candidates(white | black, width, mask) != 0
+    choosing = False
+    if walled:
+        # The current runs: every arrangement from the step on is kept for the loop rule.
+        while True:
+            if nhist <= MAX_WASHES:  # never write past the history (memory is not trusted)
+                out[HIST + nhist] = arrangement_key(white, black, dames)
+                nhist += 1
+            cands = wash_candidates(white | black, width, mask)
+            if cands == 0:
+                break
+            if cands & (cands - uint64(1)) or nhist > MAX_WASHES:
+                # Two or more candidates: the stepping player chooses. (Past MAX_WASHES only
+                # for illegal input: it stops a bad action from spinning forever.)
+                choosing = True
+                break
+            white, black, dames, knights, first = wash(white, black, dames, knights, first,
+                                                       lsb(cands), mask)
+    out[WHITE] = white
+    out[BLACK] = black
+    out[DAMES] = dames
+    out[KNIGHTS] = knights
+    out[FIRST] = first
+    if choosing:
+        out[PHASE] = PHASE_CHOOSE
+        out[NHIST] = nhist
+        return
+    out[PHASE] = PHASE_STEP
+    out[NHIST] = 0
+    out[RESULT], out[SIDE], out[STEP], out[FIRST], out[TURNS] = _at_rest(
+        white, black, dames, mask, width, np.int64(out[HEIGHT]), out[SIDE], step, uint64(first),
+        out[TURNS], out[MAX_TURNS])
 
 
 @njit(cache=True)
