@@ -5,7 +5,10 @@
 MCTS runs from each game's start with uniform random playouts to the end (no cut-off); the
 rate counts simulations of one `select_action` call. Alpha-beta runs with the evaluation on
 and a node budget (depth unlimited), so the rate counts nodes: states whose actions were
-generated or which were evaluated. The first call of each (compilation, or loading from
+generated or which were evaluated. A second alpha-beta figure searches a fixed suite of 16
+positions (seeded random play of 2 to 23 plies from the start, the same every run) to a
+fixed depth with a fresh agent each, and divides all their nodes by all their time: the
+start alone is one position, and the rate differs from position to position. The first call of each (compilation, or loading from
 numba's cache) is timed apart; rates are medians of the repeats (wall clock, one process).
 """
 import argparse
@@ -66,6 +69,43 @@ def mcts_playout_batch(game_id, state, rng, playouts):
     return total
 
 
+SUITE_DEPTH = {"flow": 6, "tolkuchka": 11}
+
+
+def suite_positions(game, count=16, seed=11):
+    """Return `count` ongoing positions reached by seeded random play of 2 to 23 plies."""
+    rng = np.random.default_rng(seed)
+    positions = []
+    while len(positions) < count:
+        state = game.new_initial_state()
+        for _ in range(int(rng.integers(2, 24))):
+            actions = state.legal_actions()
+            if not actions:
+                break
+            state.apply(int(rng.choice(actions)))
+        if not state.is_terminal():
+            positions.append(state)
+    return positions
+
+
+def suite_rate(game, depth, repeats):
+    """Return (median nodes/s over the suite searched to `depth`, all rates, nodes per run)."""
+    positions = suite_positions(game)
+    rates = []
+    nodes = 0
+    for _ in range(repeats):
+        nodes = 0
+        seconds = 0.0
+        for state in positions:
+            agent = make_agent(f"alphabeta:depth={depth}", game)
+            start = time.perf_counter()
+            agent.select_action(state)
+            seconds += time.perf_counter() - start
+            nodes += agent.last_stats["nodes"]
+        rates.append(nodes / seconds)
+    return float(np.median(rates)), rates, nodes
+
+
 def playout_rate(game, playouts, repeats):
     """Return (median playouts/s of the MCTS playouts, median playouts/s of the kernels'
     random_action + apply loop, mean plies per playout): bare playouts, no tree."""
@@ -106,6 +146,8 @@ def main():
                                                   "simulations", "nodes", args.repeats)
         nps, nps_all, depth = search_rate(game, f"alphabeta:depth=60,nodes={args.nodes}",
                                           "nodes", "depth", args.repeats)
+        suite_depth = SUITE_DEPTH[name]
+        suite_nps, suite_all, suite_nodes = suite_rate(game, suite_depth, args.repeats)
         bare, plain, plies = playout_rate(game, 20000, args.repeats)
         payload[name] = {
             "first_call_seconds": first,
@@ -113,6 +155,8 @@ def main():
             "mcts_runs": sims_all, "mcts_tree_nodes": tree_nodes,
             "alphabeta_nodes": args.nodes, "alphabeta_nodes_per_second": nps,
             "alphabeta_runs": nps_all, "alphabeta_depth_reached": depth,
+            "alphabeta_suite_depth": suite_depth, "alphabeta_suite_nodes": suite_nodes,
+            "alphabeta_suite_nodes_per_second": suite_nps, "alphabeta_suite_runs": suite_all,
             "bare_playouts_per_second": bare, "kernel_loop_playouts_per_second": plain,
             "mean_playout_plies": plies,
         }
@@ -122,6 +166,8 @@ def main():
             (f"{name}: MCTS's playouts alone, per second ({plies:.0f} plies each)", f"{bare:,.0f}"),
             (f"{name}: random_action + apply playouts/s", f"{plain:,.0f}"),
             (f"{name}: alpha-beta nodes/s (start, {args.nodes:,} nodes, depth {depth})", f"{nps:,.0f}"),
+            (f"{name}: alpha-beta nodes/s (16 positions, depth {suite_depth}, {suite_nodes:,} nodes)",
+             f"{suite_nps:,.0f}"),
         ]
     report(f"Agents benchmark (median of {args.repeats}, one core)", rows, payload, args.out)
 
