@@ -503,7 +503,8 @@ class AlphaBetaAgent(BaseAgent):
         "depth": Setting(int, 4, "maximum depth in plies (decisions)", low=1, high=MAX_PLY - 1),
         "nodes": Setting(int, 0, "node budget per move (0: none)", low=0),
         "time": Setting(float, 0.0, "seconds per move (0: none)", low=0.0),
-        "tt": Setting(int, 1 << 20, "transposition table entries, a power of two (0: off)", low=0),
+        "tt": Setting(int, 1 << 20, "transposition table entries, a power of two (0: off); "
+                      "depth-1 nodes use a further small table of up to 8192 entries", low=0),
         "seed": Setting(int, 0, "random seed (orders equal root moves)", low=0),
     }
 
