@@ -78,6 +78,33 @@ def _terminal_score(code, player, ply):
     return WIN - ply if winner == player else -(WIN - ply)
 
 
+@njit(cache=True, inline="always")
+def _count_node(nodes, countdown, node_limit, use_clock, deadline):
+    """Count one more node; return (nodes, countdown, stop): stop once the node budget is
+    used up or, every _CHECK_EVERY nodes, once the clock has passed the deadline."""
+    nodes += 1
+    if nodes >= node_limit:
+        return nodes, countdown, True
+    if use_clock:
+        countdown -= 1
+        if countdown <= 0:
+            countdown = _CHECK_EVERY
+            if now() >= deadline:
+                return nodes, countdown, True
+    return nodes, countdown, False
+
+
+@njit(cache=True, inline="always")
+def _leaf_score(game, state, player, ply):
+    """Return the score of a horizon leaf for `player`, `ply` plies down: the result if the
+    game is over, else the evaluation turned to the player's view."""
+    code = dispatch.result(game, state)
+    if code != dispatch.ONGOING:
+        return _terminal_score(code, player, ply)
+    value = dispatch.evaluate(game, state)
+    return -value if player == 1 else value
+
+
 @njit(cache=True)
 def _to_table(score, ply):
     """Return a score as stored in the table (win scores counted from the node, not the root)."""
@@ -169,25 +196,12 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                             value = v
                             hit = True
             if not hit:
-                nodes += 1
-                if nodes >= node_limit:
-                    stopped = True
+                nodes, countdown, stopped = _count_node(nodes, countdown, node_limit, use_clock,
+                                                        deadline)
+                if stopped:
                     break
-                if use_clock:
-                    countdown -= 1
-                    if countdown <= 0:
-                        countdown = _CHECK_EVERY
-                        if now() >= deadline:
-                            stopped = True
-                            break
                 if leaf:
-                    code = dispatch.result(game, s)
-                    if code != dispatch.ONGOING:
-                        value = _terminal_score(code, player, ply)
-                    else:
-                        value = dispatch.evaluate(game, s)
-                        if player == 1:
-                            value = -value
+                    value = _leaf_score(game, s, player, ply)
                 else:
                     # An interior node: its moves come in stages (see the next-child loop).
                     has_value = False
@@ -308,15 +322,28 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
             child = states[ply + 1]
             dispatch.apply(game, states[ply], moves[ply, i], child)
             e_depth = frames[ply, F_DEPTH] - 1
-            if use_tt and e_depth > 0 and ply + 1 < MAX_PLY:
+            child_player = dispatch.current_player(game, child)
+            same = child_player == frames[ply, F_PLAYER]
+            frames[ply, F_SAME] = 1 if same else 0
+            if e_depth <= 0 or ply + 1 >= MAX_PLY:
+                # A leaf at the horizon (most nodes are): valued here, without opening a frame.
+                nodes, countdown, stopped = _count_node(nodes, countdown, node_limit, use_clock,
+                                                        deadline)
+                if stopped:
+                    break
+                if ply + 1 > seldepth:
+                    seldepth = ply + 1
+                pv_len[ply + 1] = 0
+                child_value = _leaf_score(game, child, child_player, ply + 1)
+                absorbing = True
+                continue
+            if use_tt:
                 # The child will probe the table: find its entry now and have the CPU fetch it
                 # while the rest of the descent runs (a probe of the main table misses cache).
                 e_key = dispatch.hash_key(game, child)
                 e_idx = _table_index(e_key, e_depth, deep, tt_mask, shallow_mask)
                 prefetch_row(tt, e_idx)
                 keyed = True
-            same = dispatch.current_player(game, child) == frames[ply, F_PLAYER]
-            frames[ply, F_SAME] = 1 if same else 0
             if same:
                 e_alpha = bounds[ply, B_ALPHA]
                 e_beta = bounds[ply, B_BETA]
