@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from numba import njit
 
 import ludo_flow
 from ludo_flow.flow import kernels as K
@@ -154,3 +155,31 @@ def test_from_array_round_trips_and_refuses_malformed_arrays():
     for junk in (state.array[:5], [1.5] * K.STATE_SIZE, "text", [-1] * K.STATE_SIZE):
         with pytest.raises(ValueError):
             GAME.from_array(junk)
+
+
+@njit(cache=True)
+def _wall_maker_mismatches(occs, widths, masks):
+    """Count squares where _wall_makers disagrees with adding a piece and asking wash_candidates."""
+    bad = 0
+    for k in range(occs.size):
+        occ, width, mask = occs[k], widths[k], masks[k]
+        if K.wash_candidates(occ, width, mask) != 0:
+            continue  # _wall_makers is asked only of positions at rest
+        makers = K._wall_makers(occ, width, mask)
+        for sq in range(64):
+            b = np.uint64(1) << np.uint64(sq)
+            if (mask & b) and not (occ & b):
+                bad += (K.wash_candidates(occ | b, width, mask) != 0) != ((makers & b) != 0)
+    return bad
+
+
+def test_wall_makers_are_the_squares_where_an_arrival_makes_a_wall():
+    rng = np.random.default_rng(3)
+    count = 20000
+    widths = rng.integers(1, 9, count)
+    heights = rng.integers(1, 9, count)
+    masks = np.array([K.board_mask(w, h) for w, h in zip(widths, heights)], dtype=np.uint64)
+    density = rng.random((count, 1))
+    bits = (rng.random((count, 64)) < density).astype(np.uint64) << np.arange(64, dtype=np.uint64)
+    occs = np.bitwise_or.reduce(bits, axis=1) & masks
+    assert _wall_maker_mismatches(occs, widths.astype(np.int64), masks) == 0

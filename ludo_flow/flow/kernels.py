@@ -197,6 +197,24 @@ def can_rest(white, black, dames, hist, nhist, width, mask):
 
 
 @njit(cache=True, inline="always")
+def _wall_makers(occ, width, mask):
+    """Return the empty squares where a piece arriving from another rank would make a wall,
+    in a position with none (the piece's departure cannot make one).
+
+    The arriving piece itself becomes a wash candidate (neighbours, or a neighbour and the
+    edge, on both sides: wash_candidates' rule), or its left or right neighbour does (its
+    other side already occupied or the board's edge)."""
+    has_left = (occ << uint64(1)) & ~FILE_A  # squares whose left neighbour is occupied
+    has_right = (occ >> uint64(1)) & ~FILE_H
+    left_edge = FILE_A & mask
+    right_edge = (FILE_A << uint64(width - 1)) & mask
+    itself = (has_left & has_right) | (left_edge & has_right) | (right_edge & has_left)
+    left_neighbour = ((occ & (has_left | left_edge)) << uint64(1)) & ~FILE_A
+    right_neighbour = ((occ & (has_right | right_edge)) >> uint64(1)) & ~FILE_H
+    return (itself | left_neighbour | right_neighbour) & mask & ~occ
+
+
+@njit(cache=True, inline="always")
 def _step_is_legal(white, black, dames, frm, to, width, mask):
     """Return True if moving the piece on `frm` to `to` lets the current come to rest."""
     f = bit(frm)
@@ -382,8 +400,15 @@ def _steps(state, out, confirm):
 
 @njit(cache=True)
 def _any_legal_step(side, movable, white, black, dames, mask, width):
-    """Return True if one of the `movable` pieces has a legal step (the scan of _steps, stopped early)."""
-    sets = step_targets(side, movable, white | black, dames, mask)
+    """Return True if one of the `movable` pieces has a legal step (the scan of _steps, stopped early).
+
+    Asked only of positions at rest (no wall). A vertical step (pawn forward, dame up or
+    down) to a square that makes no wall is legal at once; only without one are the
+    steps tried one by one."""
+    occ = white | black
+    sets = step_targets(side, movable, occ, dames, mask)
+    if (sets[0] | sets[1] | sets[6] | sets[7]) & ~_wall_makers(occ, width, mask):
+        return True
     for i in range(NUM_STEP_SETS):
         targets = sets[i]
         while targets:
