@@ -250,6 +250,7 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                         frames[ply, F_STAGE] = STAGE_ALL  # nor any to generate
         # Search the next child of the node at `ply`, or close the node.
         descend = False
+        s = states[ply]  # one view for the whole loop: each view costs reference-count calls
         while True:
             i = frames[ply, F_NEXT]
             n = frames[ply, F_N]
@@ -258,7 +259,6 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                 # This stage's moves are done (and none cut off): open the next stage.
                 if stage == STAGE_ALL:
                     break
-                s = states[ply]
                 tt_move = frames[ply, F_TTMOVE]
                 if stage == STAGE_START and tt_move >= 0:
                     # The table move is legal here (the key decides the legal actions), so it
@@ -314,13 +314,12 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
             frames[ply, F_NEXT] = i + 1
             # Killers and generated moves are candidates, confirmed only now (the table move
             # is legal: the key decides the legal actions). A cutoff spares confirming the rest.
-            if stage == STAGE_TABLE_MOVE or dispatch.is_legal_candidate(game, states[ply],
-                                                                         moves[ply, i]):
+            if stage == STAGE_TABLE_MOVE or dispatch.is_legal_candidate(game, s, moves[ply, i]):
                 descend = True
                 break
         if descend:
             child = states[ply + 1]
-            dispatch.apply(game, states[ply], moves[ply, i], child)
+            dispatch.apply(game, s, moves[ply, i], child)
             e_depth = frames[ply, F_DEPTH] - 1
             child_player = dispatch.current_player(game, child)
             same = child_player == frames[ply, F_PLAYER]
@@ -355,7 +354,7 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
             continue
         if bounds[ply, B_BEST] == -INF:
             # Every candidate was illegal: no legal action, so the game is over here.
-            bounds[ply, B_BEST] = _terminal_score(dispatch.result(game, states[ply]),
+            bounds[ply, B_BEST] = _terminal_score(dispatch.result(game, s),
                                                   frames[ply, F_PLAYER], ply)
             bounds[ply, B_ALPHA0] = -INF  # an exact score
             bounds[ply, B_BETA] = INF
