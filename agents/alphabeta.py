@@ -35,7 +35,7 @@ import numpy as np
 from numba import njit
 
 from ludo_flow import dispatch
-from ludo_flow.memory import prefetch_row, unowned, zeroed_table
+from ludo_flow.memory import prefetch_row, unowned
 
 from .base import AgentError, BaseAgent, Setting, check_state
 from .clock import now
@@ -556,7 +556,7 @@ class AlphaBetaAgent(BaseAgent):
         state_size = array.size
         size = self.options["tt"]
         # One row per entry (key, value, info, unused): a probe touches one cache line.
-        tt = zeroed_table((table_rows(size), TT_WORDS), np.uint64)
+        tt = np.zeros((table_rows(size), TT_WORDS), dtype=np.uint64)
         self._tables = dict(
             states=np.zeros((MAX_PLY + 1, state_size), dtype=np.uint64),
             moves=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int32),

@@ -10,18 +10,10 @@ The caller must keep the real array alive while the view is in use: pass arrays 
 the Python caller (they live for the whole call), never a temporary made inside the jitted
 function (numba frees a variable after its last use).
 
-Large tables. `zeroed_table(shape, dtype)` returns a zeroed array for a big, randomly probed
-table (a transposition table); on Linux its memory is asked to be backed by 2 MB pages
-(madvise MADV_HUGEPAGE), so a probe does not also miss the TLB: with 4 KB pages a 32 MB table
-spans 8,192 pages, more than the TLB holds. Elsewhere it is plain `np.zeros`.
-
 Prefetch. `prefetch_row(table, row)` asks the CPU to start loading a row of a large table
 (a transposition table) into its cache, so that work done in between hides the latency of
 the cache miss the later read would otherwise wait for. It changes no value.
 """
-import mmap
-
-import numpy as np
 from llvmlite import ir
 from numba import carray, njit, types
 from numba.core import cgutils
@@ -70,18 +62,3 @@ def prefetch_row(typingctx, table, row):
         return context.get_dummy_value()
 
     return sig, codegen
-
-
-def zeroed_table(shape, dtype):
-    """Return a zeroed C-contiguous array of `shape` and `dtype`, in huge pages where possible."""
-    dtype = np.dtype(dtype)
-    nbytes = int(np.prod(shape)) * dtype.itemsize
-    advice = getattr(mmap, "MADV_HUGEPAGE", None)
-    if advice is None or nbytes < (2 << 20) or not hasattr(mmap, "MAP_ANONYMOUS"):
-        return np.zeros(shape, dtype=dtype)
-    try:
-        memory = mmap.mmap(-1, nbytes, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
-        memory.madvise(advice)
-    except (OSError, ValueError):
-        return np.zeros(shape, dtype=dtype)  # no huge pages here: ordinary memory does too
-    return np.frombuffer(memory, dtype=dtype).reshape(shape)  # the array keeps the map alive

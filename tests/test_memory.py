@@ -31,14 +31,3 @@ def test_prefetch_changes_nothing():
     before = table.copy()
     assert _prefetch_then_read(table, 3) == 13
     assert np.array_equal(table, before)
-
-
-def test_zeroed_table_is_a_zeroed_writable_c_array_of_any_size():
-    from ludo_flow.memory import zeroed_table
-    for shape in [(4, 4), (1 << 17, 4)]:  # below and above the huge-page threshold (2 MB)
-        table = zeroed_table(shape, np.uint64)
-        assert table.shape == shape and table.dtype == np.uint64
-        assert table.flags["C_CONTIGUOUS"] and table.flags["WRITEABLE"]
-        assert not table.any()
-        table[-1, -1] = 7
-        assert table.view(np.float64).shape == shape and table.sum() == 7
