@@ -290,8 +290,7 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                             moves[ply, m] = moves[ply, n]
                         else:
                             m += 1
-                    _order_moves(ply, n, frames[ply, F_PLAYER], tt_move, moves, order, killers,
-                                 history)
+                    _order_moves(ply, n, frames[ply, F_PLAYER], moves, order, killers, history)
                     stage = STAGE_ALL
                 frames[ply, F_STAGE] = stage
                 frames[ply, F_N] = n
@@ -419,16 +418,17 @@ def _tt_info(depth, flag, move):
 
 
 @njit(cache=True)
-def _order_moves(ply, n, player, tt_move, moves, order, killers, history):
-    """Write the ordering score of each of the `n` moves at `ply` into `order[ply]`."""
+def _order_moves(ply, n, player, moves, order, killers, history):
+    """Write the ordering score of each of the `n` moves at `ply` into `order[ply]`.
+
+    The table move was searched in its own stage and is not among them; a killer is only
+    when is_candidate could not vouch for it (Flow's wash choices): it still goes first."""
     k0 = killers[ply, 0]
     k1 = killers[ply, 1]
     row = np.uint64(ply)  # unsigned indices: no negative-index wraparound code
     for i in range(np.uint64(n)):
         a = moves[row, i]
-        if a == tt_move:
-            order[row, i] = np.int64(1) << 42
-        elif a == k0:
+        if a == k0:
             order[row, i] = np.int64(1) << 41
         elif a == k1:
             order[row, i] = np.int64(1) << 40
