@@ -153,7 +153,7 @@ def random_action(game, state, rng, buf):
         if state[flow.PHASE] == flow.PHASE_CHOOSE:
             n = flow.legal_actions(state, buf)
         else:
-            if state[flow.STEP] == 1 and state[flow.TURNS] >= state[flow.MAX_TURNS]:
+            if flow.turn_limit_reached(state[flow.STEP], state[flow.TURNS], state[flow.MAX_TURNS]):
                 return np.int64(-1)
             return np.int64(flow.random_step(state, rng, buf))
     else:

@@ -481,6 +481,13 @@ def _wash_is_legal(state, sq, scratch):
     return can_rest(w, b, d, scratch, nh + 1, np.int64(state[WIDTH]), mask)
 
 
+@njit(cache=True, inline="always")
+def turn_limit_reached(step, turns, max_turns):
+    """Return True if a new turn would pass the turn limit: no action is left, the game is a
+    draw. Scalars, so that hot paths call it without counting references of the state."""
+    return step == 1 and turns >= max_turns
+
+
 @njit(cache=True)
 def _actions(state, out, confirm):
     """legal_actions (`confirm` True) or candidate_actions (False)."""
@@ -497,7 +504,7 @@ def _actions(state, out, confirm):
                 out[n] = WASH_BASE + sq
                 n += 1
         return n
-    if state[STEP] == 1 and state[TURNS] >= state[MAX_TURNS]:
+    if turn_limit_reached(state[STEP], state[TURNS], state[MAX_TURNS]):
         return 0
     return _steps(state, out, confirm)
 
@@ -529,7 +536,7 @@ def is_candidate(state, action):
     this of a remembered move (a killer) before generating the node's moves."""
     if state[RESULT] != ONGOING or state[PHASE] == PHASE_CHOOSE or action < 0 or action >= WASH_BASE:
         return False
-    if state[STEP] == 1 and state[TURNS] >= state[MAX_TURNS]:
+    if turn_limit_reached(state[STEP], state[TURNS], state[MAX_TURNS]):
         return False
     frm = action >> 6
     side = state[SIDE]
@@ -673,7 +680,7 @@ def result(state):
     r = state[RESULT]
     if r != ONGOING or state[PHASE] == PHASE_CHOOSE or state[STEP] != 1:
         return np.int64(r)
-    if state[TURNS] >= state[MAX_TURNS]:
+    if turn_limit_reached(state[STEP], state[TURNS], state[MAX_TURNS]):
         return DRAW
     side = state[SIDE]
     own = state[BLACK] if side else state[WHITE]
@@ -778,7 +785,7 @@ def random_ply(s, rng, buf):
         action = np.int64(buf[rand_below(rng, n)])
         apply(s, action, s)
         return action
-    if s[STEP] == 1 and s[TURNS] >= s[MAX_TURNS]:
+    if turn_limit_reached(s[STEP], s[TURNS], s[MAX_TURNS]):
         s[RESULT] = DRAW
         return np.int64(-1)
     action = random_step(s, rng, buf)
