@@ -1,5 +1,6 @@
 """The Tolkuchka numba kernels against rules/TOLKUCHKA.md: worked examples, perft, rule cases,
 and a differential run against the pure-Python reference engine."""
+import math
 import random
 
 import numpy as np
@@ -325,6 +326,47 @@ def test_hash_key_follows_what_decides_the_game():
     assert K.hash_key(t) == key
     t[K.KO] = K.ko_word(sq("a4"), sq("c6"))  # a parallel line
     assert K.hash_key(t) != key
+
+
+def _evaluation_by_hand(s):
+    """Return evaluate's documented value, counted square by square in Python."""
+    steps = [(0, 1), (1, 1), (1, 0), (1, -1), (0, -1), (-1, -1), (-1, 0), (-1, 1)]
+
+    def on(f, r):
+        return 0 <= f < 8 and 0 <= r < 8
+
+    def terms(own):
+        squares = {(q % 8, q // 8) for q in range(64) if int(own) >> q & 1}
+        # a row's head in direction (df, dr): own, with an own checker behind and none ahead
+        fronts = sum(1 for f, r in squares for df, dr in steps
+                     if (f - df, r - dr) in squares and (f + df, r + dr) not in squares
+                     and on(f + df, r + dr))
+        edge = sum(1 for f, r in squares if f in (0, 7) or r in (0, 7))
+        return len(squares), fronts, edge
+
+    (wm, wf, we), (bm, bf, be) = terms(s[K.WHITE]), terms(s[K.BLACK])
+    x = (wm - bm) + 0.1 * (wf - bf) - 0.1 * (we - be)
+    return min(max(math.tanh(x / 4), -K.EVALUATION_BOUND), K.EVALUATION_BOUND)
+
+
+def test_evaluate_is_the_documented_formula_on_random_games():
+    rng = random.Random(11)
+    s = START.copy()
+    for _ in range(2000):
+        assert K.evaluate(s) == pytest.approx(_evaluation_by_hand(s), abs=1e-12)
+        actions = legal(s)
+        if not actions:
+            s = START.copy()
+            continue
+        K.apply(s, rng.choice(actions), s)
+    crushing = position("6BB/8/8/WWWWWWWW/WWWWWWWW/WWWWWWWW/WWWWWWWW/WWWWWWWW w - 0 0")
+    assert K.evaluate(crushing) == pytest.approx(_evaluation_by_hand(crushing), abs=1e-12)
+    huge = np.array(crushing)  # past the table's end: the clip
+    huge[K.WHITE] = ~np.uint64(0) ^ np.uint64(1 << 63)
+    huge[K.BLACK] = np.uint64(1 << 63)
+    assert K.evaluate(huge) == K.EVALUATION_BOUND
+    huge[K.WHITE], huge[K.BLACK] = huge[K.BLACK], huge[K.WHITE]
+    assert K.evaluate(huge) == -K.EVALUATION_BOUND
 
 
 def test_evaluate_is_bounded_symmetric_and_counts_material():

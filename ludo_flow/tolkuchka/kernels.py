@@ -11,6 +11,8 @@ Actions: `tail_square * 8 + direction`, directions 0..7 = N, NE, E, SE, S, SW, W
 is the back end of the moving row. All kernels trust their inputs: the State layer validates.
 """
 
+import math
+
 import numpy as np
 from numba import njit, uint64
 
@@ -536,6 +538,14 @@ def _open_fronts(own):
     return count
 
 
+# evaluate's squashing, tanh(tenths / 40), tabled: its argument is a whole number of tenths
+# (material, mobility and exposure are counts), and libm's tanh was a tenth of alpha-beta's
+# time. Past +-EVALUATION_TENTHS tanh is 1.0 in float64 (the clip below takes over).
+EVALUATION_TENTHS = 800
+TANH_OF_TENTHS = np.array([math.tanh(k / 40.0)
+                           for k in range(-EVALUATION_TENTHS, EVALUATION_TENTHS + 1)])
+
+
 @njit(cache=True)
 def evaluate(state):
     """Return a heuristic value in (-1, 1) from White's side (+ good for White).
@@ -543,17 +553,18 @@ def evaluate(state):
     Terms, White minus Black: material (checkers on the board, weight 1), pseudo-mobility
     (a row and direction whose F is on the board and not own, weight 0.1: it ignores the
     knock-onto-own, singles and ko rules, so it costs only shifts), and exposure (checkers on
-    the board's edge, which one knock can push off, weight -0.1). The sum goes through
-    tanh(x / 4), clipped to +-EVALUATION_BOUND."""
+    the board's edge, which one knock can push off, weight -0.1). The sum x goes through
+    tanh(x / 4), clipped to +-EVALUATION_BOUND; x is counted in whole tenths and tanh read
+    from a table (TANH_OF_TENTHS), exactly math.tanh(tenths / 40)."""
     white = state[WHITE]
     black = state[BLACK]
     edge = FILE_A | FILE_H | RANK_1 | RANK_8
-    # Integer differences first: exact, so the same as subtracting the counts as floats.
-    material = np.float64(np.int64(popcount(white)) - np.int64(popcount(black)))
-    mobility = np.float64(np.int64(_open_fronts(white)) - np.int64(_open_fronts(black)))
-    exposure = np.float64(np.int64(popcount(white & edge)) - np.int64(popcount(black & edge)))
-    value = np.tanh((material + 0.1 * mobility - 0.1 * exposure) / 4.0)
-    # tanh rounds to exactly +-1.0 past |x| ~ 76; the clip keeps even such a board below a win
+    material = np.int64(popcount(white)) - np.int64(popcount(black))
+    mobility = np.int64(_open_fronts(white)) - np.int64(_open_fronts(black))
+    exposure = np.int64(popcount(white & edge)) - np.int64(popcount(black & edge))
+    tenths = min(max(10 * material + mobility - exposure, -EVALUATION_TENTHS), EVALUATION_TENTHS)
+    value = TANH_OF_TENTHS[np.uint64(tenths + EVALUATION_TENTHS)]
+    # tanh rounds to exactly +-1.0 past x ~ 19; the clip keeps even such a board below a win
     return min(max(value, -EVALUATION_BOUND), EVALUATION_BOUND)
 
 
