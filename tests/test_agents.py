@@ -1,6 +1,7 @@
 """The agent interface: registry and spec strings, the random agent, the human agent, the
 evaluation functions, the dispatch, and the `bestmove` / `play` commands."""
 import io
+import math
 from collections import Counter
 
 import numpy as np
@@ -131,6 +132,17 @@ def test_dispatch_random_actions_are_legal_and_playouts_end(game):
     assert code in (1, 2, 3) and code == game.kernels.result(scratch)
     scratch = start.array.copy()
     assert dispatch.playout_in_place(game.game_id, scratch, rng, 3) == 0  # cut off after 3 plies
+
+
+def test_flow_tanh_is_tanh_and_odd():
+    from numba import njit
+
+    from ludo_flow.flow.kernels import _tanh
+    tanh = njit(lambda x: _tanh(x))
+    for x in np.concatenate([np.linspace(-25.0, 25.0, 5001), [0.0, 1e-300, 5e-324, 1e-9, 710.0]]):
+        assert abs(tanh(x) - math.tanh(x)) <= 2.5e-16
+        assert tanh(-x) == -tanh(x)
+    assert tanh(1e6) == 1.0 and tanh(-np.inf) == -1.0
 
 
 def test_evaluations_are_bounded_and_antisymmetric():

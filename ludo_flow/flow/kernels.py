@@ -756,7 +756,7 @@ def evaluate(state):
     piece (squared, so the last ranks count most), the sum of advancement, and material:
     per side 3 * best^2 / span^2 + 0.5 * total / (8 span) + 0.25 * count (span = height - 1,
     advancement counted in ranks from the side's own edge), White minus Black, through
-    tanh(x / 4). Loop-free: the most advanced piece is a bit scan, the advancement sum three
+    tanh(x / 4) (`_tanh`). Loop-free: the most advanced piece is a bit scan, the advancement sum three
     popcounts."""
     span = np.int64(state[HEIGHT]) - 1
     white = state[WHITE]
@@ -768,7 +768,18 @@ def evaluate(state):
     w_total = _rank_sum(white)
     b_total = span * b_count - _rank_sum(black)
     score = _race_score(w_best, w_total, w_count, span) - _race_score(b_best, b_total, b_count, span)
-    return np.tanh(score / 4.0)
+    return _tanh(score / 4.0)
+
+
+@njit(cache=True, inline="always")
+def _tanh(x):
+    """Return tanh(x) within 2.3e-16, as 1 - 2 / (exp(2|x|) + 1) with x's sign.
+
+    libm's tanh took 9% of alpha-beta's time at Flow's horizon; exp costs a third of it.
+    Odd by construction, so a position and its colour-swapped mirror still evaluate to
+    exact opposites."""
+    v = 1.0 - 2.0 / (np.exp(2.0 * abs(x)) + 1.0)
+    return v if x >= 0.0 else -v
 
 
 @njit(cache=True, inline="always")  # once per playout ply: no call, no refcount round trips
