@@ -106,6 +106,13 @@ def _leaf_score(game, state, player, ply):
 
 
 @njit(cache=True)
+def _leaf_score_call(game, state, player, ply):
+    """`_leaf_score` as a call, for negamax's rarely taken paths: every inlined copy of the
+    games' result and evaluate adds seconds to its compilation."""
+    return _leaf_score(game, state, player, ply)
+
+
+@njit(cache=True)
 def _to_table(score, ply):
     """Return a score as stored in the table (win scores counted from the node, not the root)."""
     if score > WIN_BOUND:
@@ -200,8 +207,8 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                                                         deadline)
                 if stopped:
                     break
-                if leaf:
-                    value = _leaf_score(game, s, player, ply)
+                if leaf:  # only a search called with depth 0 (or at MAX_PLY) gets here
+                    value = _leaf_score_call(game, s, player, ply)
                 else:
                     # An interior node: its moves come in stages (see the next-child loop).
                     has_value = False
@@ -353,8 +360,7 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
             continue
         if bounds[ply, B_BEST] == -INF:
             # Every candidate was illegal: no legal action, so the game is over here.
-            bounds[ply, B_BEST] = _terminal_score(dispatch.result(game, s),
-                                                  frames[ply, F_PLAYER], ply)
+            bounds[ply, B_BEST] = _leaf_score_call(game, s, frames[ply, F_PLAYER], ply)  # the result
             bounds[ply, B_ALPHA0] = -INF  # an exact score
             bounds[ply, B_BETA] = INF
             frames[ply, F_BEST_MOVE] = -1

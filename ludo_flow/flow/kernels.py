@@ -515,7 +515,7 @@ def legal_actions(state, out):
     return _actions(state, out, True)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def candidate_actions(state, out):
     """Write a superset of the legal actions into `out`; return their number.
 
@@ -526,7 +526,7 @@ def candidate_actions(state, out):
     return _actions(state, out, False)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_candidate(state, action):
     """Return True if `action` (any int) is one of candidate_actions(state), without generating.
 
@@ -552,7 +552,7 @@ def is_candidate(state, action):
     return ((targets >> uint64(action & 63)) & uint64(1)) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_legal_candidate(state, action):
     """Return True if `action`, one of `candidate_actions(state)`, is legal."""
     if action >= WASH_BASE:
@@ -603,13 +603,67 @@ def _at_rest(white, black, dames, mask, width, height, side, step, first, turns,
     return result, side, uint64(1), uint64(NO_SQUARE), turns
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
+def _stepped(white, black, dames, knights, frm, to):
+    """Return (white, black, dames, knights) after the piece on `frm` steps to the empty `to`."""
+    f = bit(frm)
+    t = bit(to)
+    if (white >> uint64(frm)) & uint64(1):
+        white = (white & ~f) | t
+    else:
+        black = (black & ~f) | t
+    if (dames >> uint64(frm)) & uint64(1):
+        dames = (dames & ~f) | t
+    if (knights >> uint64(frm)) & uint64(1):
+        knights = (knights & ~f) | t
+    return white, black, dames, knights
+
+
+@njit(cache=True, inline="always")
+def _write_at_rest(out, white, black, dames, knights, first, step, mask, width):
+    """Write a resting arrangement into `out` (holding the state before the step): the
+    boards, then result, side, step, first piece and turns as `_at_rest` decides."""
+    out[WHITE] = white
+    out[BLACK] = black
+    out[DAMES] = dames
+    out[KNIGHTS] = knights
+    out[PHASE] = PHASE_STEP
+    out[NHIST] = 0
+    out[RESULT], out[SIDE], out[STEP], out[FIRST], out[TURNS] = _at_rest(
+        white, black, dames, mask, width, np.int64(out[HEIGHT]), out[SIDE], step, uint64(first),
+        out[TURNS], out[MAX_TURNS])
+
+
+@njit(cache=True, inline="always")
 def apply(state, action, out):
     """Write into `out` the state after `action` (a legal action); `out` may be `state`.
 
-    The fields are worked on as scalars and written once at the end: array aliases and
-    calls taking the array would each cost a reference-count round trip."""
-    for i in range(STATE_SIZE):  # an element loop compiles seconds faster than out[:] = state
+    Most steps make no wall: that case is short and inlined into its callers (a search's
+    node loop), where a call taking two arrays costs reference-count round trips. A wash
+    choice, or a step that starts a current, goes to `_apply_current`."""
+    if action < WASH_BASE:
+        to = action & 63
+        white, black, dames, knights = _stepped(state[WHITE], state[BLACK], state[DAMES],
+                                                state[KNIGHTS], action >> 6, to)
+        mask = state[MASK]
+        width = np.int64(state[WIDTH])
+        if wash_candidates(white | black, width, mask) == 0:
+            step = state[STEP]
+            first = np.int64(to) if step == 1 else np.int64(state[FIRST])
+            for i in range(STATE_SIZE):  # an element loop compiles seconds faster than out[:] = state
+                out[i] = state[i]
+            _write_at_rest(out, white, black, dames, knights, first, step, mask, width)
+            return
+    _apply_current(state, action, out)
+
+
+@njit(cache=True)
+def _apply_current(state, action, out):
+    """`apply` for a wash choice or a step that makes a wall: the current runs until it
+    rests or the stepping player must choose (the choose phase).
+
+    The fields are worked on as scalars and written once at the end."""
+    for i in range(STATE_SIZE):
         out[i] = state[i]
     white = out[WHITE]
     black = out[BLACK]
@@ -623,58 +677,37 @@ def apply(state, action, out):
     if action >= WASH_BASE:
         white, black, dames, knights, first = wash(white, black, dames, knights, first,
                                                    action - WASH_BASE, mask)
-        walled = True
     else:
-        frm = action >> 6
         to = action & 63
-        f = bit(frm)
-        t = bit(to)
-        if (white >> uint64(frm)) & uint64(1):
-            white = (white & ~f) | t
-        else:
-            black = (black & ~f) | t
-        if (dames >> uint64(frm)) & uint64(1):
-            dames = (dames & ~f) | t
-        if (knights >> uint64(frm)) & uint64(1):
-            knights = (knights & ~f) | t
+        white, black, dames, knights = _stepped(white, black, dames, knights, action >> 6, to)
         if step == 1:
             first = to
         nhist = 0
-        walled = wash_candidates(white | black, width, mask) != 0
-    choosing = False
-    if walled:
-        # The current runs: every arrangement from the step on is kept for the loop rule.
-        while True:
-            if nhist <= MAX_WASHES:  # never write past the history (memory is not trusted)
-                out[HIST + nhist] = arrangement_key(white, black, dames)
-                nhist += 1
-            cands = wash_candidates(white | black, width, mask)
-            if cands == 0:
-                break
-            if cands & (cands - uint64(1)) or nhist > MAX_WASHES:
-                # Two or more candidates: the stepping player chooses. (Past MAX_WASHES only
-                # for illegal input: it stops a bad action from spinning forever.)
-                choosing = True
-                break
-            white, black, dames, knights, first = wash(white, black, dames, knights, first,
-                                                       lsb(cands), mask)
-    out[WHITE] = white
-    out[BLACK] = black
-    out[DAMES] = dames
-    out[KNIGHTS] = knights
-    out[FIRST] = first
-    if choosing:
-        out[PHASE] = PHASE_CHOOSE
-        out[NHIST] = nhist
-        return
-    out[PHASE] = PHASE_STEP
-    out[NHIST] = 0
-    out[RESULT], out[SIDE], out[STEP], out[FIRST], out[TURNS] = _at_rest(
-        white, black, dames, mask, width, np.int64(out[HEIGHT]), out[SIDE], step, uint64(first),
-        out[TURNS], out[MAX_TURNS])
+    # The current runs: every arrangement from the step on is kept for the loop rule.
+    while True:
+        if nhist <= MAX_WASHES:  # never write past the history (memory is not trusted)
+            out[HIST + nhist] = arrangement_key(white, black, dames)
+            nhist += 1
+        cands = wash_candidates(white | black, width, mask)
+        if cands == 0:
+            break
+        if cands & (cands - uint64(1)) or nhist > MAX_WASHES:
+            # Two or more candidates: the stepping player chooses. (Past MAX_WASHES only
+            # for illegal input: it stops a bad action from spinning forever.)
+            out[WHITE] = white
+            out[BLACK] = black
+            out[DAMES] = dames
+            out[KNIGHTS] = knights
+            out[FIRST] = first
+            out[PHASE] = PHASE_CHOOSE
+            out[NHIST] = nhist
+            return
+        white, black, dames, knights, first = wash(white, black, dames, knights, first,
+                                                   lsb(cands), mask)
+    _write_at_rest(out, white, black, dames, knights, first, step, mask, width)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def result(state):
     """Return ONGOING, WHITE_WINS, BLACK_WINS or DRAW for this state."""
     r = state[RESULT]
@@ -707,13 +740,13 @@ def returns(state):
     return 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def current_player(state):
     """Return the player to decide: 0 White, 1 Black (also in the choose phase)."""
     return np.int64(state[SIDE])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hash_key(state):
     """Return a 64-bit key of everything that decides the legal actions and the result."""
     h = arrangement_key(state[WHITE], state[BLACK], state[DAMES])
@@ -748,7 +781,7 @@ def _race_score(best, total, count, span):
     return 3.0 * (best * best) / (span * span) + 0.5 * total / (span * 8.0) + 0.25 * count
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate(state):
     """Return a heuristic value in (-1, 1) from White's side (+ good for White).
 

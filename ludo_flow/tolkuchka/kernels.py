@@ -337,7 +337,7 @@ def _draw_limit_reached(state):
     return (state[QUIET] >= state[QUIET_PLIES]) | (state[PLIES] >= state[MAX_PLIES])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def legal_actions(state, out):
     """Write the legal actions into `out` (length >= MAX_ACTIONS); return their number (0 if over)."""
     if _draw_limit_reached(state):
@@ -345,14 +345,15 @@ def legal_actions(state, out):
     return _generate(state, out)
 
 
-@njit(cache=True, inline="always")
-def _has_legal_action(state):
-    """Return True if the side to move has a legal move (ignoring the draw limits).
+@njit(cache=True)
+def _has_legal_move(own, enemy, ko):
+    """Return True if `own` (facing `enemy`, under the ko word `ko`) has a legal move.
 
-    Stops at the first legal move found and writes no actions, so it needs no buffer."""
-    _, own, enemy = _sides(state)
+    Stops at the first legal move found and writes no actions, so it needs no buffer. A call
+    on scalars (no array to count references of), so `result` can be inlined into a search
+    without inlining this loop too (numba's inlining copies IR: compile time)."""
     empty = ~(own | enemy)
-    barred_direction, barred_line = _ko_bar(state[KO])
+    barred_direction, barred_line = _ko_bar(ko)
     lone, weak = _weak_checkers(own)
     for d in range(8):
         if _has_move_direction(own, enemy, empty, shift(own, d), shift(own, d ^ 4), d, barred_direction,
@@ -364,10 +365,11 @@ def _has_legal_action(state):
 @njit(cache=True)
 def has_legal_action(state):
     """Return True if the side to move has a legal move (ignoring the draw limits)."""
-    return _has_legal_action(state)
+    _, own, enemy = _sides(state)
+    return _has_legal_move(own, enemy, state[KO])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def is_legal_action(state, action):
     """Return True if `action` (any int in 0..MAX_ACTIONS-1) is legal here, without generating.
 
@@ -421,7 +423,7 @@ def is_knock(state, action):
     return ((enemy >> uint64(f)) & uint64(1)) != 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def apply(state, action, out):
     """Write into `out` the state after the legal `action`; `out` may be `state` (in place)."""
     # Every word is read before any is written, so `out` may be `state`, and no copy is needed.
@@ -456,7 +458,7 @@ def apply(state, action, out):
     out[MAX_PLIES] = max_plies
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def result(state):
     """Return ONGOING, WHITE_WINS, BLACK_WINS or DRAW, judged for the player to move."""
     side = state[SIDE]
@@ -466,7 +468,7 @@ def result(state):
         return lost
     if _draw_limit_reached(state):
         return DRAW
-    if not _has_legal_action(state):
+    if not _has_legal_move(own, state[WHITE] if side else state[BLACK], state[KO]):
         return lost
     return ONGOING
 
@@ -501,7 +503,7 @@ def _fmix(z):
     return z ^ (z >> uint64(31))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def hash_key(state):
     """Return a 64-bit key of the boards, side, ko (as line and direction) and counters.
 
@@ -546,7 +548,7 @@ TANH_OF_TENTHS = np.array([math.tanh(k / 40.0)
                            for k in range(-EVALUATION_TENTHS, EVALUATION_TENTHS + 1)])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def evaluate(state):
     """Return a heuristic value in (-1, 1) from White's side (+ good for White).
 
