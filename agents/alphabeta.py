@@ -35,6 +35,7 @@ import numpy as np
 from numba import njit
 
 from ludo_flow import dispatch
+from ludo_flow.inlining import search_loop
 from ludo_flow.memory import prefetch_row, unowned
 
 from .base import AgentError, BaseAgent, Setting, check_state
@@ -133,6 +134,7 @@ def _from_table(score, ply):
 
 
 @njit(cache=True)
+@search_loop  # the game kernels are inlined here (see ludo_flow.inlining)
 def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, killers, history,
             pv, pv_len, frames, bounds, keys, ctl, deadline):
     """Return the score of `states[top]` for its player to move, searched `depth` plies deep.

@@ -10,11 +10,12 @@ Every game's state is a 1-d uint64 array, so all branches type alike; `MAX_ACTIO
 largest action buffer any game needs.
 
 The per-node functions a search calls (apply, current_player, result, evaluate, hash_key,
-candidate_actions, is_candidate, is_legal_candidate) are inlined into their caller, and so
-are the game kernels behind them: a call taking an array costs a reference-count round trip
-per array, and the call layers cost the alpha-beta search about a third of its speed. Long
-or rare parts stay calls on scalars (Flow's `_apply_current`, `_any_legal_step`, Tolkuchka's
-`_has_legal_move`): numba inlines by copying IR, and each inlined copy adds compile time.
+candidate_actions, is_candidate, is_legal_candidate) are inlined into their caller, and
+the game kernels behind them are inlined into search loops only (`ludo_flow.inlining`): a
+call taking an array costs a reference-count round trip per array, and the call layers cost
+the alpha-beta search about a third of its speed. Long or rare parts stay calls on scalars
+(Flow's `_apply_current`, `_any_legal_step`, Tolkuchka's `_has_legal_move`): numba inlines
+by copying IR, and each inlined copy adds compile time.
 """
 import numpy as np
 from numba import njit

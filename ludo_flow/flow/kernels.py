@@ -12,6 +12,7 @@ import numpy as np
 from numba import njit, uint64
 
 from ..bits import bit, lsb, msb, popcount
+from ..inlining import into_search_loops
 from ..rng import rand_below
 
 WHITE, BLACK, DAMES, KNIGHTS, MASK = 0, 1, 2, 3, 4
@@ -515,7 +516,7 @@ def legal_actions(state, out):
     return _actions(state, out, True)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def candidate_actions(state, out):
     """Write a superset of the legal actions into `out`; return their number.
 
@@ -526,7 +527,7 @@ def candidate_actions(state, out):
     return _actions(state, out, False)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def is_candidate(state, action):
     """Return True if `action` (any int) is one of candidate_actions(state), without generating.
 
@@ -552,7 +553,7 @@ def is_candidate(state, action):
     return ((targets >> uint64(action & 63)) & uint64(1)) != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def is_legal_candidate(state, action):
     """Return True if `action`, one of `candidate_actions(state)`, is legal."""
     if action >= WASH_BASE:
@@ -634,7 +635,7 @@ def _write_at_rest(out, white, black, dames, knights, first, step, mask, width):
         out[TURNS], out[MAX_TURNS])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def apply(state, action, out):
     """Write into `out` the state after `action` (a legal action); `out` may be `state`.
 
@@ -707,7 +708,7 @@ def _apply_current(state, action, out):
     _write_at_rest(out, white, black, dames, knights, first, step, mask, width)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def result(state):
     """Return ONGOING, WHITE_WINS, BLACK_WINS or DRAW for this state."""
     r = state[RESULT]
@@ -740,13 +741,13 @@ def returns(state):
     return 0.0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def current_player(state):
     """Return the player to decide: 0 White, 1 Black (also in the choose phase)."""
     return np.int64(state[SIDE])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def hash_key(state):
     """Return a 64-bit key of everything that decides the legal actions and the result."""
     h = arrangement_key(state[WHITE], state[BLACK], state[DAMES])
@@ -781,7 +782,7 @@ def _race_score(best, total, count, span):
     return 3.0 * (best * best) / (span * span) + 0.5 * total / (span * 8.0) + 0.25 * count
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def evaluate(state):
     """Return a heuristic value in (-1, 1) from White's side (+ good for White).
 

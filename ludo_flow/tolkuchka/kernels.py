@@ -17,6 +17,7 @@ import numpy as np
 from numba import njit, uint64
 
 from ..bits import bit, lsb, msb, popcount
+from ..inlining import into_search_loops
 from ..rng import rand_below
 
 WHITE, BLACK, SIDE, KO, QUIET, PLIES, QUIET_PLIES, MAX_PLIES = 0, 1, 2, 3, 4, 5, 6, 7
@@ -337,7 +338,7 @@ def _draw_limit_reached(state):
     return (state[QUIET] >= state[QUIET_PLIES]) | (state[PLIES] >= state[MAX_PLIES])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def legal_actions(state, out):
     """Write the legal actions into `out` (length >= MAX_ACTIONS); return their number (0 if over)."""
     if _draw_limit_reached(state):
@@ -369,7 +370,7 @@ def has_legal_action(state):
     return _has_legal_move(own, enemy, state[KO])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def is_legal_action(state, action):
     """Return True if `action` (any int in 0..MAX_ACTIONS-1) is legal here, without generating.
 
@@ -423,7 +424,7 @@ def is_knock(state, action):
     return ((enemy >> uint64(f)) & uint64(1)) != 0
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def apply(state, action, out):
     """Write into `out` the state after the legal `action`; `out` may be `state` (in place)."""
     # Every word is read before any is written, so `out` may be `state`, and no copy is needed.
@@ -458,7 +459,7 @@ def apply(state, action, out):
     out[MAX_PLIES] = max_plies
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def result(state):
     """Return ONGOING, WHITE_WINS, BLACK_WINS or DRAW, judged for the player to move."""
     side = state[SIDE]
@@ -503,7 +504,7 @@ def _fmix(z):
     return z ^ (z >> uint64(31))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def hash_key(state):
     """Return a 64-bit key of the boards, side, ko (as line and direction) and counters.
 
@@ -548,7 +549,7 @@ TANH_OF_TENTHS = np.array([math.tanh(k / 40.0)
                            for k in range(-EVALUATION_TENTHS, EVALUATION_TENTHS + 1)])
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True, inline=into_search_loops)
 def evaluate(state):
     """Return a heuristic value in (-1, 1) from White's side (+ good for White).
 
