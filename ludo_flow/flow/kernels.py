@@ -116,17 +116,9 @@ def wash(white, black, dames, knights, first, sq, mask):
             if first == sq:
                 first = NO_SQUARE
             return white & ~b, black & ~b, dames & ~b, knights & ~b, first
-        to = bit(t)
         if first == sq:
             first = t
-        if is_white:
-            white = (white & ~b) | to
-        else:
-            black = (black & ~b) | to
-        if (dames >> uint64(sq)) & uint64(1):
-            dames = (dames & ~b) | to
-        if (knights >> uint64(sq)) & uint64(1):
-            knights = (knights & ~b) | to
+        white, black, dames, knights = _stepped(white, black, dames, knights, sq, t)
         return white, black, dames, knights, first
     # shift the squares in `moved` one rank towards the washed piece's home edge
     if first != NO_SQUARE and (moved >> uint64(first)) & uint64(1):
