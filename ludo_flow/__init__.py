@@ -7,6 +7,7 @@
 """
 from .errors import ActionError, LudoFlowError, ParameterError, PositionError
 from .flow.game import FlowGame, FlowState
+from .outcome import Outcome, Termination
 from .tolkuchka.game import TolkuchkaGame, TolkuchkaState
 
 __version__ = "0.1.0"
@@ -22,4 +23,4 @@ def load_game(name, variant=None, **params):
 
 
 __all__ = ["load_game", "GAMES", "FlowGame", "FlowState", "TolkuchkaGame", "TolkuchkaState", "LudoFlowError", "PositionError",
-           "ActionError", "ParameterError"]
+           "ActionError", "ParameterError", "Outcome", "Termination"]

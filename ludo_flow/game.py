@@ -10,6 +10,7 @@ import re
 import numpy as np
 
 from .errors import ActionError, ParameterError, PositionError
+from .outcome import Outcome
 
 _buffers = {}
 
@@ -31,6 +32,7 @@ class Game:
     variants = {}      # variant name -> position string
     default_variant = "standard"
     param_ranges = {}  # parameter -> (default, minimum, maximum)
+    terminations = {}  # kernel termination code -> ludo_flow.Termination
 
     def __init__(self, variant=None, **params):
         variant = self.default_variant if variant is None else variant
@@ -174,10 +176,22 @@ class State:
         """Return the player to decide: 0 White, 1 Black."""
         return int(self.kernels.current_player(self._array))
 
+    def outcome(self):
+        """Return the Outcome of a finished game (termination and winner), None while it goes on.
+
+        The kernel's `termination` gives the reason, mapped to a `Termination` by the game's
+        `terminations`; its `result` gives the winner (0 White, 1 Black, None for a draw)."""
+        code = int(self.kernels.termination(self._array))
+        if code == self.kernels.NOT_OVER:
+            return None
+        r = int(self.kernels.result(self._array))
+        winner = 0 if r == self.kernels.WHITE_WINS else 1 if r == self.kernels.BLACK_WINS else None
+        return Outcome(self.game.terminations[code], winner)
+
     def result_string(self):
         """Return '1-0', '0-1', '1/2-1/2' for a finished game, '*' for one still going."""
-        r = int(self.kernels.result(self._array))
-        return {1: "1-0", 2: "0-1", 3: "1/2-1/2"}.get(r, "*")
+        outcome = self.outcome()
+        return "*" if outcome is None else outcome.result
 
     def parse_action(self, text):
         """Return the legal action written `text` in the game's notation (ActionError if none)."""

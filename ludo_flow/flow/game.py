@@ -5,6 +5,7 @@ import numpy as np
 
 from ..errors import ActionError, PositionError
 from ..game import Game, State
+from ..outcome import Termination
 from ..render import ascii_board, board_field, parse_board_field, parse_square, square_name, svg_board
 from . import kernels as K
 
@@ -136,6 +137,8 @@ class FlowGame(Game):
         "fountain": "p1p1p/p1p1p/5/P1P1P/P1P1P w 1 - 0",
     }
     param_ranges = {"max_turns": (200, 1, _TURN_LIMIT)}
+    terminations = {K.FAR_EDGE: Termination.FAR_EDGE, K.OPPONENT_FAR_EDGE: Termination.OPPONENT_FAR_EDGE,
+                    K.NO_FIRST_STEP: Termination.NO_FIRST_STEP, K.TURN_LIMIT: Termination.TURN_LIMIT}
 
     def _check_array(self, a):
         w, h = int(a[K.WIDTH]), int(a[K.HEIGHT])

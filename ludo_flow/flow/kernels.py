@@ -24,6 +24,10 @@ STATE_SIZE = HIST + MAX_WASHES + 1
 NO_SQUARE = 64
 PHASE_STEP, PHASE_CHOOSE = 0, 1
 ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
+# Why a game ended (`termination`): the stepping player reached their far edge; a push carried
+# the opponent's piece to the opponent's far edge; the player to move had no legal first step;
+# max_turns turns were complete (a draw).
+NOT_OVER, FAR_EDGE, OPPONENT_FAR_EDGE, NO_FIRST_STEP, TURN_LIMIT = 0, 1, 2, 3, 4
 WASH_BASE = 4096
 MAX_ACTIONS = 512  # >= 4 rays x 64 targets + 64 washes
 
@@ -714,6 +718,29 @@ def result(state):
                            np.int64(state[WIDTH])):
         return WHITE_WINS if side else BLACK_WINS
     return ONGOING
+
+
+@njit(cache=True)
+def termination(state):
+    """Return why the game ended: NOT_OVER, FAR_EDGE, OPPONENT_FAR_EDGE, NO_FIRST_STEP or TURN_LIMIT.
+
+    Read off `result`, which holds the order of the end rules: a draw comes only from the turn
+    limit; a win by a piece on the winner's far edge is FAR_EDGE when the winner made the step
+    (a step that ends the game leaves the side to move unchanged), else OPPONENT_FAR_EDGE; any
+    other win is the loser's lack of a first step (told by the board, not by the RESULT word,
+    which random_ply also sets for that loss)."""
+    r = result(state)
+    if r == ONGOING:
+        return np.int64(NOT_OVER)
+    if r == DRAW:
+        return np.int64(TURN_LIMIT)
+    winner = np.int64(1) if r == BLACK_WINS else np.int64(0)
+    won = state[BLACK] if winner else state[WHITE]
+    if not won & _far_edge(winner, state[MASK], np.int64(state[HEIGHT])):
+        return np.int64(NO_FIRST_STEP)
+    if winner == np.int64(state[SIDE]):
+        return np.int64(FAR_EDGE)
+    return np.int64(OPPONENT_FAR_EDGE)
 
 
 @njit(cache=True)

@@ -165,10 +165,10 @@ class FlowRef:
     """One Flow position, including the choose phase; `apply` returns a new FlowRef."""
 
     __slots__ = ("width", "height", "pieces", "side", "step", "first", "turns", "max_turns",
-                 "choosing", "seen", "winner", "_legal")
+                 "choosing", "seen", "winner", "ending", "_legal")
 
     def __init__(self, width, height, pieces, side, step, first, turns, max_turns,
-                 choosing=False, seen=(), winner=None):
+                 choosing=False, seen=(), winner=None, ending=None):
         self.width, self.height = width, height
         self.pieces = dict(pieces)
         self.side, self.step, self.first = side, step, first
@@ -177,6 +177,7 @@ class FlowRef:
         # arrangements since the current step began (choose phase only), in order of creation
         self.seen = tuple(seen)
         self.winner = winner
+        self.ending = ending  # with a winner: "far_edge" or "opponent_far_edge"
         self._legal = None
 
     @classmethod
@@ -277,18 +278,30 @@ class FlowRef:
                 self._legal = self._legal_steps()
         return list(self._legal)
 
-    def result(self):
-        """Return 'ongoing', 'white', 'black' or 'draw'."""
+    def termination(self):
+        """Return why the game ended ('far_edge', 'opponent_far_edge', 'no_first_step',
+        'turn_limit'), or None while it goes on."""
         if self.winner is not None:
-            return self.winner
+            return self.ending
         if self.choosing:
-            return "ongoing"
+            return None
         if self.step == 1 and self.turns >= self.max_turns:
-            return "draw"
+            return "turn_limit"
         if not self.legal_actions():
             # only at step 1: a step-2 state without a step is never created
+            return "no_first_step"
+        return None
+
+    def result(self):
+        """Return 'ongoing', 'white', 'black' or 'draw'."""
+        ending = self.termination()
+        if ending is None:
+            return "ongoing"
+        if ending == "turn_limit":
+            return "draw"
+        if ending == "no_first_step":
             return "black" if self.side == WHITE else "white"
-        return "ongoing"
+        return self.winner
 
     def is_terminal(self):
         """Return True if the game is over."""
@@ -337,7 +350,8 @@ class FlowRef:
             if on_far_edge(colour):
                 return FlowRef(self.width, self.height, pieces, self.side, self.step, tracked,
                                self.turns, self.max_turns,
-                               winner="white" if colour == WHITE else "black")
+                               winner="white" if colour == WHITE else "black",
+                               ending="far_edge" if colour == mover else "opponent_far_edge")
         next_turn = FlowRef(self.width, self.height, pieces, opponent, 1, None,
                             self.turns + 1, self.max_turns)
         if self.step == 2:

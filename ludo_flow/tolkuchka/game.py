@@ -5,6 +5,7 @@ import numpy as np
 
 from ..errors import ActionError, PositionError
 from ..game import Game, State
+from ..outcome import Termination
 from ..render import ascii_board, board_field, parse_board_field, parse_square, square_name, svg_board
 from . import kernels as K
 
@@ -121,6 +122,8 @@ class TolkuchkaGame(Game):
     variants = {"standard": "8/2BBB3/1W1B4/W1W1B1B1/1W1W1B1B/4W1B1/3WWW2/8 w - 0 0"}
     param_ranges = {"quiet_plies": (K.DEFAULT_QUIET_PLIES, 1, 100000),
                     "max_plies": (K.DEFAULT_MAX_PLIES, 1, 1000000)}
+    terminations = {K.NO_CHECKERS: Termination.NO_CHECKERS, K.NO_MOVE: Termination.NO_MOVE,
+                    K.QUIET_LIMIT: Termination.QUIET_PLIES, K.PLY_LIMIT: Termination.MAX_PLIES}
 
     def _check_array(self, a):
         problems = []

@@ -24,6 +24,10 @@ WHITE, BLACK, SIDE, KO, QUIET, PLIES, QUIET_PLIES, MAX_PLIES = 0, 1, 2, 3, 4, 5,
 STATE_SIZE = 8
 
 ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
+# Why a game ended (`termination`): the player to move has no checkers, or no legal move (both
+# losses); `quiet_plies` plies in a row knocked nothing, or `max_plies` plies were played (both
+# draws). Not QUIET_PLIES / MAX_PLIES: those name the state's limit slots.
+NOT_OVER, NO_CHECKERS, NO_MOVE, QUIET_LIMIT, PLY_LIMIT = 0, 1, 2, 3, 4
 MAX_ACTIONS = 512  # an action is a row head and a direction: at most 64 x 8, far fewer in play
 DEFAULT_QUIET_PLIES = 50
 DEFAULT_MAX_PLIES = 400
@@ -332,10 +336,23 @@ def _generate(state, out):
 
 
 @njit(cache=True, inline="always")
+def _quiet_limit_reached(quiet, quiet_plies):
+    """Return True if `quiet` consecutive plies without a knock reach the limit `quiet_plies`."""
+    return quiet >= quiet_plies
+
+
+@njit(cache=True, inline="always")
+def _ply_limit_reached(plies, max_plies):
+    """Return True if `plies` plies played reach the limit `max_plies`."""
+    return plies >= max_plies
+
+
+@njit(cache=True, inline="always")
 def _draw_limit_reached(state):
     """Return True if one of the two draw limits has been reached."""
     # `|`, not `or`: a branch here kept the caller's array refcounts from being optimized away
-    return (state[QUIET] >= state[QUIET_PLIES]) | (state[PLIES] >= state[MAX_PLIES])
+    return (_quiet_limit_reached(state[QUIET], state[QUIET_PLIES])
+            | _ply_limit_reached(state[PLIES], state[MAX_PLIES]))
 
 
 @njit(cache=True, inline=into_search_loops)
@@ -472,6 +489,23 @@ def result(state):
     if not _has_legal_move(own, state[WHITE] if side else state[BLACK], state[KO]):
         return lost
     return ONGOING
+
+
+@njit(cache=True)
+def termination(state):
+    """Return why the game ended: NOT_OVER, NO_CHECKERS, NO_MOVE, QUIET_LIMIT or PLY_LIMIT.
+
+    Read off `result`, which checks the end in the rule page's order; when both draw limits
+    are reached at once, QUIET_LIMIT is reported (the order the page names them)."""
+    r = result(state)
+    if r == ONGOING:
+        return np.int64(NOT_OVER)
+    if r == DRAW:
+        if _quiet_limit_reached(state[QUIET], state[QUIET_PLIES]):
+            return np.int64(QUIET_LIMIT)
+        return np.int64(PLY_LIMIT)
+    _, own, _ = _sides(state)
+    return np.int64(NO_CHECKERS) if own == 0 else np.int64(NO_MOVE)
 
 
 @njit(cache=True)

@@ -334,17 +334,28 @@ class TolkRef:
             if self._legal_outcome(tail * 8 + direction) is not None
         ]
 
+    def termination(self) -> str | None:
+        """Return why the game ended, checked in the page's order ('no_checkers', then the draws
+        'quiet_plies' and 'max_plies', then 'no_move'), or None while it goes on."""
+        own, _ = self._own_and_enemy()
+        if not own:
+            return "no_checkers"
+        if self.quiet >= self.quiet_plies:
+            return "quiet_plies"
+        if self.plies >= self.max_plies:
+            return "max_plies"
+        if not self._moves():
+            return "no_move"
+        return None
+
     def result(self) -> str:
         """Return 'ongoing', 'white', 'black' or 'draw', checking the end in the page's order."""
-        own, _ = self._own_and_enemy()
-        winner = "black" if self.side == WHITE else "white"
-        if not own:
-            return winner
-        if self.quiet >= self.quiet_plies or self.plies >= self.max_plies:
+        ending = self.termination()
+        if ending is None:
+            return "ongoing"
+        if ending in ("quiet_plies", "max_plies"):
             return "draw"
-        if not self._moves():
-            return winner
-        return "ongoing"
+        return "black" if self.side == WHITE else "white"
 
     def is_terminal(self) -> bool:
         """Return True if the game is over."""
