@@ -5,6 +5,8 @@ Every subcommand that starts from a position takes the same options (`--variant`
 never a traceback.
 """
 import argparse
+import os
+import shlex
 import sys
 import time
 
@@ -140,6 +142,107 @@ def cmd_play(args):
     print(record["result"])
 
 
+def cmd_tournament(args):
+    """Play a tournament; print the crosstable and ratings (exit 130 with a resume hint on Ctrl-C)."""
+    from agents.tournament import (DEFAULT_AGENTS, DEFAULT_GAMES, DEFAULT_OPENINGS, Tournament)
+    defaults = args.agents is None and args.gauntlet is None
+    agents = list(DEFAULT_AGENTS) if defaults else (args.agents or [])
+    games = args.games if args.games is not None else DEFAULT_GAMES
+    openings = args.openings if args.openings is not None else (DEFAULT_OPENINGS if defaults else None)
+    out = args.out or time.strftime(f"tournament-{args.game}-%Y%m%d-%H%M%S.jsonl")
+    state = state_from_args(args)
+    try:
+        start = state.to_string()
+    except ValueError:
+        raise CommandError("a tournament starts from a position string: --after may not end "
+                           "in a choose phase") from None
+    limit = {} if args.move_limit is None else {"move_limit": args.move_limit}
+    tournament = Tournament(args.game, agents, games=games, openings=openings, seed=args.seed,
+                            out=out, gauntlet=args.gauntlet, variant=state.game.variant,
+                            params=state.game.params, position=start, **limit,
+                            sprt=args.sprt, workers=args.workers, backend=args.backend,
+                            address=args.address, resume=args.resume, progress=not args.quiet)
+    if defaults:
+        print(f"# the default tournament: {', '.join(agents)}; {games} games a pairing "
+              f"({openings}); records in {out}", file=sys.stderr)
+    result = tournament.run()
+    print(result.report())
+    if args.plots:
+        _plots(result.ratings, args.plots)
+    if result.interrupted:
+        words = list(sys.argv[1:])
+        if args.out is None:
+            words += ["--out", out]
+        if not args.resume:
+            words.append("--resume")
+        print(f"ludo-flow: interrupted; every finished game is in {out}. Resume with:\n"
+              f"  ludo-flow {' '.join(shlex.quote(w) for w in words)}", file=sys.stderr)
+        raise KeyboardInterrupt
+
+
+def _plots(table, folder):
+    """Write the ratings and score-matrix plots of a ratings table into `folder`."""
+    from agents import plots
+    if not table or "ratings" not in table:
+        raise CommandError("no ratings to plot yet")
+    os.makedirs(folder, exist_ok=True)
+    plots.plot_ratings(table, os.path.join(folder, "ratings.png"))
+    plots.plot_score_matrix(table["crosstable"], os.path.join(folder, "scores.png"))
+    print(f"# plots written to {folder}/ratings.png and {folder}/scores.png", file=sys.stderr)
+
+
+def cmd_replay(args):
+    """Print a recorded game move by move, with the board after each move."""
+    from agents.records import find_record, read_records, replay_states
+    records, _ = read_records(args.file)
+    record = find_record(records, args.game_id)
+    print(f"# {record['id']} ({record['game']} {record.get('variant')}): "
+          f"White {record['white']} - Black {record['black']}")
+    if record.get("opening"):
+        print(f"# opening: {' '.join(record['opening'])}")
+    mover = None
+    for ply, word, state in replay_states(record):
+        if word is not None:
+            print(f"{ply}. {'White' if mover == 0 else 'Black'} {word}")
+        print(state)
+        print()
+        mover = state.current_player()
+    if record.get("forfeit"):
+        print(f"# forfeit by {record['forfeit']['side']}: {record['forfeit']['reason']}")
+    print(f"# {record['termination']}")
+    print(record["result"])
+
+
+def cmd_ratings(args):
+    """Rate the games of records files: crosstable and joint ratings (or one JSON object)."""
+    import json
+    from agents import ratings
+    from agents.records import read_records
+    records = []
+    for path in args.files:
+        found, bad = read_records(path)
+        if bad:
+            print(f"ludo-flow: {path}: skipped {len(bad)} line(s) that are not whole records "
+                  f"(first: line {bad[0]})", file=sys.stderr)
+        records.extend(found)
+    if not records:
+        raise CommandError("no records to rate")
+    table = ratings.rate_records(records, anchor=args.anchor)
+    if args.json:
+        fit = table["ratings"]
+        print(json.dumps(ratings.ratings_json({
+            "ratings": fit["ratings"], "first_move_advantage": fit["first_move_advantage"],
+            "anchor": fit["anchor"], "los": {"agents": fit["agents"], "matrix": fit["los"]},
+            "crosstable": table["crosstable"], "match": table["match"], "games": table["games"],
+            "skipped": table["skipped"]})))
+    else:
+        print(ratings.format_crosstable(table["crosstable"]))
+        print()
+        print(ratings.format_ratings_table(table))
+    if args.plots:
+        _plots(table, args.plots)
+
+
 def build_parser():
     """Return the argparse parser of `ludo-flow`."""
     parser = argparse.ArgumentParser(prog="ludo-flow", description="Flow and Tolkuchka engines and agents")
@@ -162,6 +265,36 @@ def build_parser():
     p.add_argument("--seed", type=int, help="reseed both agents (Black gets SEED + 1)")
     p.add_argument("--stats", action="store_true", help="print each move's search statistics")
     p.set_defaults(run=cmd_play)
+    p = sub.add_parser("tournament", help="play a round robin or gauntlet; rate the agents")
+    add_position_options(p)
+    p.add_argument("--agents", nargs="+", metavar="SPEC",
+                   help="agent specs (with no agents: the embedded default tournament)")
+    p.add_argument("--gauntlet", metavar="SPEC", help="this agent plays each of --agents")
+    p.add_argument("--games", type=int, help="games per pairing, even: N/2 openings, colours swapped")
+    p.add_argument("--openings", help="random:plies=K, or a file of position strings (one a line)")
+    p.add_argument("--workers", type=int, help="worker processes (default: one per core; 0: this process)")
+    p.add_argument("--backend", choices=("local", "ray"), default="local")
+    p.add_argument("--address", help="with --backend ray: the cluster to join (default: start a local one)")
+    p.add_argument("--seed", type=int, default=0, help="decides the schedule's openings and agent seeds")
+    p.add_argument("--out", help="the JSON Lines records file (default: tournament-GAME-TIME.jsonl)")
+    p.add_argument("--resume", action="store_true", help="continue --out: its finished games are kept")
+    p.add_argument("--sprt", metavar="elo0=E0,elo1=E1,alpha=A,beta=B",
+                   help="two agents: stop once the SPRT decides (model=normalized|logistic)")
+    p.add_argument("--move-limit", type=float, metavar="SECONDS",
+                   help="a move slower than this forfeits the game (default 120)")
+    p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_tournament)
+    p = sub.add_parser("replay", help="print a recorded game move by move with the board")
+    p.add_argument("file", help="a JSON Lines records file")
+    p.add_argument("--game", dest="game_id", required=True, metavar="ID", help="the record's id")
+    p.set_defaults(run=cmd_replay)
+    p = sub.add_parser("ratings", help="crosstable and joint ratings of records files")
+    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("--anchor", metavar="SPEC", help="this agent is rated 0 (default: the mean is 0)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")
+    p.set_defaults(run=cmd_ratings)
     return parser
 
 

@@ -1,0 +1,706 @@
+"""Tournaments: a schedule of games played in parallel, each appended to a JSON Lines file as it ends.
+
+    >>> from agents.tournament import Tournament
+    >>> t = Tournament("flow", agents=["random", "mcts:simulations=300", "alphabeta:depth=2"],
+    ...                games=10, openings="random:plies=2", seed=1, out="flow.jsonl")
+    >>> result = t.run()                # result.records, result.ratings, result.sprt
+    >>> print(result.report())          # crosstable and ratings
+
+The schedule: a round robin over the agents (or a gauntlet: one agent against each of the
+others), `games` games per pairing, as `games / 2` openings each played twice with the colours
+swapped (the two games of an opening are a *pair*). Openings are seeded random plies from the
+start (`random:plies=K`), or position strings read from a file (one a line, used in order and
+reused from the top if there are fewer than needed); with none, every game starts from the start
+position and the agents' seeds differ per game. Same settings and seed: same schedule, same
+openings, same agent seeds.
+
+Each game is played by `play_slot` in a worker: a process of this machine (`workers` of them,
+replaced if one dies) or a Ray task (`backend="ray"`). Only this process writes the file, one
+whole line per finished game, and only once per slot id: a game that a dead worker or a Ray
+retry plays twice is written once. `resume=True` skips the ids already in the file, so a run
+killed at any moment loses no finished game and counts none twice.
+"""
+import dataclasses
+import hashlib
+import json
+import math
+import os
+import signal
+import sys
+import time
+from collections import deque
+
+import ludo_flow
+from ludo_flow.errors import LudoFlowError
+from ludo_flow.rng import new_rng, rand_below
+
+from . import ratings
+from .base import AgentError
+from .play import forfeit_fields, play_game
+from .records import RecordError, drop_partial_last_line, read_records, record_line
+from .registry import make_agent, parse_spec
+
+DEFAULT_MOVE_LIMIT = 120.0
+MAX_WORKER_DEATHS = 3   # a game whose worker dies this often is forfeited by the side thinking
+SPRT_MODELS = ("normalized", "logistic")
+
+# The embedded default: `ludo-flow tournament GAME` with no agents.
+DEFAULT_AGENTS = ("random", "mcts:simulations=100", "mcts:simulations=1000",
+                  "alphabeta:depth=2", "alphabeta:depth=4")
+DEFAULT_GAMES = 8
+DEFAULT_OPENINGS = "random:plies=2"
+
+
+class TournamentError(LudoFlowError):
+    """A tournament's settings are wrong, or do not match the records file it resumes."""
+
+
+def derive_seed(*parts):
+    """Return a seed in [0, 2**31) derived from the parts (stable across runs and machines)."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & 0x7FFFFFFF
+
+
+def parse_sprt(text):
+    """Return {elo0, elo1, alpha, beta, model} from `elo0=E0,elo1=E1,alpha=A,beta=B[,model=M]`."""
+    if isinstance(text, dict):
+        items = dict(text)
+    else:
+        items = {}
+        for part in str(text).split(","):
+            if not part.strip():
+                continue
+            key, sep, value = part.partition("=")
+            if not sep:
+                raise TournamentError(f"--sprt takes key=value pairs, got {part.strip()!r}")
+            items[key.strip()] = value.strip()
+    out = {"alpha": 0.05, "beta": 0.05, "model": "normalized"}
+    for key, value in items.items():
+        if key not in ("elo0", "elo1", "alpha", "beta", "model"):
+            raise TournamentError(f"unknown SPRT setting {key!r}; allowed: elo0, elo1, alpha, beta, model")
+        if key == "model":
+            if value not in SPRT_MODELS:
+                raise TournamentError(f"SPRT model must be one of {', '.join(SPRT_MODELS)}, got {value!r}")
+            out[key] = value
+            continue
+        try:
+            out[key] = float(value)
+        except (TypeError, ValueError):
+            raise TournamentError(f"SPRT setting {key} must be a number, got {value!r}") from None
+        if not math.isfinite(out[key]):
+            raise TournamentError(f"SPRT setting {key} must be finite, got {value!r}")
+    for key in ("elo0", "elo1"):
+        if key not in out:
+            raise TournamentError(f"--sprt needs {key}, e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05")
+    if not out["elo0"] < out["elo1"]:
+        raise TournamentError(f"SPRT needs elo0 < elo1, got {out['elo0']:g} and {out['elo1']:g}")
+    for key in ("alpha", "beta"):
+        if not 0.0 < out[key] < 0.5:
+            raise TournamentError(f"SPRT {key} must be in (0, 0.5), got {out[key]:g}")
+    return out
+
+
+def _file_openings(game, path):
+    """Return the position strings of an openings file (checked), and the file's sha256."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read()
+    except OSError as err:
+        raise TournamentError(f"cannot read openings file {path!r}: {err}") from None
+    positions = []
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            state = game.from_string(line)
+        except ValueError as err:
+            raise TournamentError(f"{path}:{number}: {err}") from None
+        if state.is_terminal():
+            raise TournamentError(f"{path}:{number}: the game is already over in this position")
+        positions.append(line)
+    if not positions:
+        raise TournamentError(f"openings file {path!r} holds no position")
+    return positions, hashlib.sha256(data).hexdigest()
+
+
+def random_opening(start_state, plies, seed):
+    """Return the notation of `plies` uniformly random decisions from `start_state` that leave
+    the game going (tries further seeds derived from `seed` if a try ends the game)."""
+    for attempt in range(1000):
+        rng = new_rng(derive_seed(seed, attempt))
+        state = start_state.clone()
+        words = []
+        for _ in range(plies):
+            legal = state.legal_actions()
+            if not legal:
+                break
+            action = legal[int(rand_below(rng, len(legal)))]
+            words.append(state.action_to_string(action))
+            state.apply(action)
+        if len(words) == plies and not state.is_terminal():
+            return words
+    raise TournamentError(f"no random opening of {plies} plies keeps the game going "
+                          f"from this start (1000 tries)")
+
+
+@dataclasses.dataclass
+class TournamentResult:
+    """What a tournament run returns: its records, ratings, SPRT state and how it ended."""
+
+    records: list
+    ratings: dict
+    sprt: dict | None
+    out: str
+    total: int
+    interrupted: bool = False
+
+    def report(self):
+        """Return the crosstable, ratings and SPRT verdict as text for people."""
+        lines = []
+        if "error" in self.ratings:
+            lines.append(f"no ratings: {self.ratings['error']}")
+        elif self.ratings:
+            lines.append(ratings.format_crosstable(self.ratings["crosstable"]))
+            lines.append("")
+            lines.append(ratings.format_ratings_table(self.ratings))
+        if self.sprt is not None:
+            s = self.sprt
+            verdict = {"H1": "H1 accepted (elo >= elo1)", "H0": "H0 accepted (elo <= elo0)",
+                       None: "not decided"}[s["decision"]]
+            lines.append("")
+            lines.append(f"SPRT [{s['elo0']:g}, {s['elo1']:g}] ({s['model']}, pairs {s['pairs']}): "
+                         f"LLR {s['llr']:.3f} in ({s['lower']:.3f}, {s['upper']:.3f}): {verdict}")
+        lines.append("")
+        lines.append(f"{len(self.records)} of {self.total} games recorded in {self.out}")
+        return "\n".join(lines)
+
+
+class Tournament:
+    """A round robin or gauntlet between agents; `run()` plays it and returns a TournamentResult.
+
+    Arguments: `game` (a name), `agents` (spec strings), `games` per pairing (even),
+    `openings` (None, "random:plies=K" or a file of position strings), `seed`, `out` (the
+    JSON Lines file), `gauntlet` (a spec playing each of `agents`), `variant`, `params`,
+    `position` (a start position string), `move_limit` (seconds per move; over it the game
+    is forfeited), `sprt` ("elo0=..,elo1=..,alpha=..,beta=..[,model=..]" or a dict; two agents
+    only), `workers` (processes; 0 plays in this process), `backend` ("local" or "ray"),
+    `address` (a Ray cluster to join), `resume` (continue `out`), `progress` (a tqdm bar)."""
+
+    def __init__(self, game, agents, games=2, openings=None, seed=0, out="tournament.jsonl",
+                 gauntlet=None, variant=None, params=None, position=None,
+                 move_limit=DEFAULT_MOVE_LIMIT, sprt=None, workers=None, backend="local",
+                 address=None, resume=False, progress=True):
+        if game not in ludo_flow.GAMES:
+            raise TournamentError(f"unknown game {game!r}; choose one of {', '.join(ludo_flow.GAMES)}")
+        self.game = ludo_flow.load_game(game, variant, **(params or {}))
+        self.start = self.game.new_initial_state().to_string() if position is None else position
+        self.game.from_string(self.start)  # a bad position fails here, with its own message
+        self.agents = self._check_specs(agents, gauntlet)
+        self.gauntlet = gauntlet.strip() if gauntlet is not None else None
+        if isinstance(games, bool) or not isinstance(games, int) or games < 2 or games % 2:
+            raise TournamentError(f"games per pairing must be an even number >= 2 (each opening is "
+                                  f"played twice, colours swapped), got {games!r}")
+        self.games = games
+        if isinstance(seed, bool) or not isinstance(seed, int) or seed < 0:
+            raise TournamentError(f"seed must be an int >= 0, got {seed!r}")
+        self.seed = seed
+        try:
+            self.move_limit = float(move_limit)
+        except (TypeError, ValueError):
+            raise TournamentError(f"move limit must be a number of seconds, got {move_limit!r}") from None
+        if not (math.isfinite(self.move_limit) and self.move_limit > 0):
+            raise TournamentError(f"move limit must be a positive number of seconds, got {move_limit!r}")
+        self.sprt = parse_sprt(sprt) if sprt is not None else None
+        if self.sprt is not None and len(self.pairings()) != 1:
+            raise TournamentError("--sprt tests one match: give exactly two agents "
+                                  "(or a gauntlet against one agent)")
+        if workers is None:
+            workers = os.cpu_count() or 1
+        if isinstance(workers, bool) or not isinstance(workers, int) or workers < 0:
+            raise TournamentError(f"workers must be an int >= 0 (0: play in this process), got {workers!r}")
+        self.workers = workers
+        if backend not in ("local", "ray"):
+            raise TournamentError(f"backend must be 'local' or 'ray', got {backend!r}")
+        if address is not None and backend != "ray":
+            raise TournamentError("--address joins a Ray cluster: it needs --backend ray")
+        self.backend = backend
+        self.address = address
+        self.out = str(out)
+        self.resume = resume
+        self.progress = progress
+        self.openings_spec = openings
+        self.openings = self._make_openings(openings)
+
+    # ---- settings -----------------------------------------------------------------------
+    def _check_specs(self, agents, gauntlet):
+        if isinstance(agents, str) or not agents:
+            raise TournamentError("agents is a list of spec strings, e.g. ['random', 'mcts:simulations=300']")
+        specs = [s.strip() if isinstance(s, str) else s for s in agents]
+        all_specs = specs + ([gauntlet.strip()] if isinstance(gauntlet, str) else [])
+        if gauntlet is not None and not isinstance(gauntlet, str):
+            raise TournamentError(f"the gauntlet agent is a spec string, got {gauntlet!r}")
+        canonical = {}
+        for spec in all_specs:
+            try:
+                name, _ = parse_spec(spec)
+                agent = make_agent(spec)
+            except ValueError as err:
+                raise TournamentError(str(err)) from None
+            if name == "human":
+                raise TournamentError("a tournament cannot wait for a person: 'human' is not allowed")
+            key = agent.spec()
+            if key in canonical:
+                raise TournamentError(f"agents {canonical[key]!r} and {spec!r} are the same agent; "
+                                      f"list each agent once")
+            canonical[key] = spec
+        if gauntlet is None and len(specs) < 2:
+            raise TournamentError("a round robin needs at least two agents")
+        return specs
+
+    def _make_openings(self, openings):
+        """Return [(start position string, [opening moves])] for the games/2 openings."""
+        n = self.games // 2
+        if openings is None:
+            return [(self.start, [])] * n
+        text = str(openings)
+        if text.startswith("random:"):
+            key, sep, value = text[len("random:"):].partition("=")
+            if key.strip() != "plies" or not sep:
+                raise TournamentError(f"random openings are written random:plies=K, got {text!r}")
+            try:
+                plies = int(value)
+            except ValueError:
+                raise TournamentError(f"random:plies=K needs an integer K, got {value!r}") from None
+            if not 0 <= plies <= 200:
+                raise TournamentError(f"random:plies=K needs 0 <= K <= 200, got {plies}")
+            start = self.game.from_string(self.start)
+            self._openings_id = text
+            return [(self.start, random_opening(start, plies, derive_seed(self.seed, "opening", k)))
+                    for k in range(n)]
+        positions, digest = _file_openings(self.game, text)
+        self._openings_id = f"file sha256:{digest}"
+        return [(positions[k % len(positions)], []) for k in range(n)]
+
+    def settings(self):
+        """Return the settings that decide the schedule and the games (a resume must match them)."""
+        if self.openings_spec is None:
+            openings = None
+        else:
+            openings = self._openings_id
+        return {"game": self.game.name, "variant": self.game.variant, "params": dict(self.game.params),
+                "start": self.start, "agents": list(self.agents), "gauntlet": self.gauntlet,
+                "games": self.games, "openings": openings, "seed": self.seed,
+                "move_limit": self.move_limit}
+
+    def pairings(self):
+        """Return the pairings as (first spec, second spec): all pairs of a round robin, or the
+        gauntlet agent first against each of the others."""
+        if self.gauntlet is not None:
+            return [(self.gauntlet, other) for other in self.agents]
+        return [(a, b) for i, a in enumerate(self.agents) for b in self.agents[i + 1:]]
+
+    def schedule(self):
+        """Return every game of the tournament as a slot dict, opening by opening (so a
+        stopped run has played every pairing about equally)."""
+        slots = []
+        pairings = self.pairings()
+        for k, (start, opening) in enumerate(self.openings):
+            for p, (first, second) in enumerate(pairings):
+                for swap in (0, 1):
+                    white, black = (first, second) if swap == 0 else (second, first)
+                    slot_id = f"p{p}-o{k}-{swap}"
+                    slots.append({"id": slot_id, "pair": f"p{p}-o{k}", "start": start,
+                                  "opening": list(opening), "white": white, "black": black,
+                                  "seed_white": derive_seed(self.seed, slot_id, "white"),
+                                  "seed_black": derive_seed(self.seed, slot_id, "black")})
+        return slots
+
+    # ---- records --------------------------------------------------------------------------
+    def _existing_records(self, slots):
+        """Return the finished records of `out` (after checking they belong to this tournament)."""
+        if not os.path.exists(self.out):
+            return {}
+        if not self.resume:
+            raise TournamentError(f"{self.out} exists: pass --resume to continue it, or choose "
+                                  f"another --out")
+        if drop_partial_last_line(self.out):
+            print(f"ludo-flow: dropped a last line of {self.out} cut short by a kill; "
+                  f"that game is played again", file=sys.stderr)
+        records, bad = read_records(self.out)
+        if bad:
+            raise TournamentError(f"{self.out}: lines {', '.join(map(str, bad[:5]))} are not "
+                                  f"whole records; fix or remove them before resuming")
+        mine = self.settings()
+        ids = {s["id"] for s in slots}
+        done = {}
+        for record in records:
+            theirs = record.get("settings")
+            if theirs != mine:
+                diff = sorted(k for k in set(mine) | set(theirs or {})
+                              if (theirs or {}).get(k) != mine.get(k))
+                raise TournamentError(
+                    f"{self.out} was written by a tournament with other settings ({', '.join(diff)} "
+                    f"differ: file {[(theirs or {}).get(k) for k in diff]}, now "
+                    f"{[mine.get(k) for k in diff]}); resume with the same settings or use another --out")
+            if record.get("id") not in ids:
+                raise TournamentError(f"{self.out}: record id {record.get('id')!r} is not in this schedule")
+            done[record["id"]] = record
+        return done
+
+    def _record(self, slot, fields):
+        """Return the full record of a slot from the fields `play_slot` returned."""
+        record = {"id": slot["id"], "pair": slot["pair"], "version": ludo_flow.__version__,
+                  "game": self.game.name, "variant": self.game.variant,
+                  "params": dict(self.game.params), "start": slot["start"],
+                  "opening": slot["opening"], "white": slot["white"], "black": slot["black"],
+                  "seed_white": slot["seed_white"], "seed_black": slot["seed_black"]}
+        record.update(fields)
+        record["settings"] = self.settings()
+        return record
+
+    # ---- running --------------------------------------------------------------------------
+    def run(self):
+        """Play every game not yet in `out`; return a TournamentResult (also on Ctrl-C)."""
+        slots = self.schedule()
+        done = self._existing_records(slots)
+        records = [done[s["id"]] for s in slots if s["id"] in done]
+        sprt = self._sprt_state(records)
+        pending = deque(s for s in slots if s["id"] not in done)
+        if sprt is not None and sprt["decision"] is not None:
+            pending.clear()
+        bar = _progress(len(slots), len(records), self.progress)
+        _show_leader(bar, records)
+        interrupted = False
+        with open(self.out, "a", encoding="utf-8") as fh:
+            def write(slot, fields):
+                nonlocal sprt
+                if slot["id"] in done:  # a retried or replayed game: the first one counts
+                    return False
+                record = self._record(slot, fields)
+                fh.write(record_line(record))
+                fh.flush()
+                done[slot["id"]] = record
+                records.append(record)
+                bar.update(1)
+                _show_leader(bar, records)
+                if self.sprt is not None:
+                    sprt = self._sprt_state(records)
+                    return sprt["decision"] is not None
+                return False
+
+            try:
+                if pending:
+                    warm_up(self.game, self.start, sorted(set(s for p in self.pairings() for s in p)))
+                if not pending:
+                    pass  # nothing left to play (finished, or the SPRT already decided)
+                elif self.backend == "ray":
+                    _run_ray(self, pending, write)
+                elif self.workers == 0:
+                    _run_here(self, pending, write)
+                else:
+                    _run_processes(self, pending, write)
+            except KeyboardInterrupt:
+                interrupted = True
+            finally:
+                bar.close()
+        order = {s["id"]: i for i, s in enumerate(slots)}
+        records.sort(key=lambda r: order[r["id"]])
+        result = TournamentResult(records=records, ratings=_rate(records), sprt=sprt, out=self.out,
+                                  total=len(slots), interrupted=interrupted)
+        return result
+
+    def _sprt_state(self, records):
+        """Return the SPRT's LLR, bounds and decision over the finished pairs (None without --sprt)."""
+        if self.sprt is None:
+            return None
+        first = self.pairings()[0][0]
+        scores = {}
+        for r in records:
+            score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[r["result"]]
+            scores.setdefault(r["pair"], []).append(score if r["white"] == first else 1.0 - score)
+        counts = ratings.pair_counts(((pair, x) for pair, two in scores.items() for x in two),
+                                     skip_incomplete=True)
+        s = self.sprt
+        llr = ratings.sprt_llr(counts, s["elo0"], s["elo1"], s["model"]) if sum(counts) else 0.0
+        lower, upper = ratings.sprt_bounds(s["alpha"], s["beta"])
+        return dict(s, llr=llr, lower=lower, upper=upper, pairs=list(counts),
+                    decision=ratings.sprt_decision(llr, s["alpha"], s["beta"]))
+
+
+def _rate(records):
+    """Return the ratings of the records (empty while no game is decided between two agents)."""
+    if not records:
+        return {}
+    try:
+        return ratings.rate_records(records)
+    except ValueError as err:
+        return {"error": str(err)}
+
+
+def _progress(total, initial, enabled):
+    """Return a tqdm bar of games done (a silent stand-in when disabled)."""
+    from tqdm import tqdm
+    return tqdm(total=total, initial=initial, unit="game", disable=not enabled, dynamic_ncols=True,
+                file=sys.stderr)
+
+
+def _show_leader(bar, records):
+    """Put the leading agent's score on the progress bar."""
+    if bar.disable or not records:
+        return
+    points, games = {}, {}
+    for r in records:
+        w = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[r["result"]]
+        for spec, score in ((r["white"], w), (r["black"], 1.0 - w)):
+            points[spec] = points.get(spec, 0.0) + score
+            games[spec] = games.get(spec, 0) + 1
+    leader = max(points, key=lambda s: (points[s] / games[s], games[s]))
+    bar.set_postfix_str(f"leader {leader} {100 * points[leader] / games[leader]:.0f}%")
+
+
+# ---- playing one game (in any worker) ---------------------------------------------------
+_agent_cache = {}
+
+
+def _agent(spec):
+    """Return this process's agent for a spec (built once: tables are allocated once)."""
+    agent = _agent_cache.get(spec)
+    if agent is None:
+        agent = _agent_cache[spec] = make_agent(spec)
+    return agent
+
+
+def play_slot(game_spec, slot, move_limit, on_think=None):
+    """Play the game of one schedule slot; return its record fields (moves, result, ...).
+
+    `game_spec` is `Game.spec()`. Used by every backend: worker processes, Ray tasks and the
+    in-process runner."""
+    game = ludo_flow.load_game(game_spec["game"], game_spec["variant"], **game_spec["params"])
+    state = game.from_string(slot["start"])
+    for word in slot["opening"]:
+        state.apply(state.parse_action(word))
+    white, black = _agent(slot["white"]), _agent(slot["black"])
+    white.reset(slot["seed_white"])
+    black.reset(slot["seed_black"])
+    return play_game(state, white, black, forfeit=True, move_limit=move_limit, on_think=on_think)
+
+
+def warm_up(game, start, specs):
+    """Compile (or load from numba's cache) what the agents of `specs` run, before workers start,
+    so K workers load the compiled code instead of compiling it K times."""
+    cheap = {"depth": 1, "nodes": 0, "simulations": 4, "time": 0.0}
+    for spec in specs:
+        agent = make_agent(spec)
+        overrides = {k: v for k, v in cheap.items() if k in agent.settings}
+        agent = make_agent(spec, **overrides)
+        state = game.from_string(start)
+        try:
+            for _ in range(3):  # a second decision compiles what tree reuse or a second step needs
+                if state.is_terminal():
+                    break
+                state.apply(agent.select_action(state))
+        except Exception:  # noqa: BLE001 - a faulty agent forfeits its games; warming is best effort
+            continue
+        state.outcome()
+
+
+def _run_here(t, pending, write):
+    """Play the pending slots one by one in this process."""
+    game_spec = t.game.spec()
+    while pending:
+        slot = pending.popleft()
+        if write(slot, play_slot(game_spec, slot, t.move_limit)):
+            return
+
+
+# ---- worker processes on this machine ---------------------------------------------------
+def _worker_main(conn, heartbeat, game_spec, move_limit):
+    """A worker process: play the slots it is sent, send back (slot id, fields); stop on None.
+
+    `heartbeat` holds (time the current decision started, side deciding) so the parent can
+    stop a search that overruns the move limit even if it never returns."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the parent's to handle
+
+    def on_think(side):
+        if side is None:
+            heartbeat[0] = 0.0
+        else:
+            heartbeat[1] = float(side)
+            heartbeat[0] = time.time()
+
+    while True:
+        try:
+            slot = conn.recv()
+        except EOFError:
+            return
+        if slot is None:
+            return
+        try:
+            fields = play_slot(game_spec, slot, move_limit, on_think)
+        except Exception as err:  # noqa: BLE001 - reported to the parent, which records it
+            conn.send((slot["id"], {"error": f"{type(err).__name__}: {err}"}))
+            continue
+        conn.send((slot["id"], fields))
+
+
+class _Worker:
+    """One worker process, its pipe, its heartbeat and the slot it is playing."""
+
+    def __init__(self, ctx, game_spec, move_limit):
+        self.conn, child = ctx.Pipe()
+        self.heartbeat = ctx.Array("d", 2, lock=False)
+        self.process = ctx.Process(target=_worker_main, daemon=True,
+                                   args=(child, self.heartbeat, game_spec, move_limit))
+        self.process.start()
+        child.close()
+        self.slot = None
+
+    def give(self, slot):
+        self.slot = slot
+        self.heartbeat[0] = 0.0
+        self.conn.send(slot)
+
+    def stop(self, kill=False):
+        if kill:
+            self.process.kill()
+        else:
+            try:
+                self.conn.send(None)
+            except (BrokenPipeError, OSError):
+                pass
+        self.process.join(timeout=5)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join(timeout=5)
+        self.conn.close()
+
+
+def _run_processes(t, pending, write):
+    """Play the pending slots in worker processes; replace a worker that dies or overruns."""
+    import multiprocessing
+    from multiprocessing.connection import wait
+
+    ctx = multiprocessing.get_context("spawn")
+    game_spec = t.game.spec()
+    grace = 1.0 + 0.25 * t.move_limit  # a search that never returns is killed after this
+    deaths = {}
+    workers = [_Worker(ctx, game_spec, t.move_limit) for _ in range(min(t.workers, len(pending)))]
+    stopping = False
+    try:
+        while True:
+            for w in workers:
+                if w.slot is None and pending and not stopping:
+                    w.give(pending.popleft())
+            busy = [w for w in workers if w.slot is not None]
+            if not busy:
+                break
+            ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=0.25)
+            for w in busy:
+                if w.conn in ready:
+                    try:
+                        slot_id, fields = w.conn.recv()
+                    except (EOFError, OSError):
+                        continue  # the worker died: handled below
+                    slot, w.slot = w.slot, None
+                    if "error" in fields:  # the runner itself failed on this game: a bug, say it
+                        raise RuntimeError(f"game {slot_id} failed in a worker: {fields['error']}")
+                    if write(slot, fields):
+                        stopping = True
+            for i, w in enumerate(workers):
+                if w.slot is None:
+                    continue
+                started = w.heartbeat[0]
+                overran = started > 0 and time.time() - started > t.move_limit + grace
+                if w.process.is_alive() and not overran:
+                    continue
+                slot = w.slot
+                side = int(w.heartbeat[1]) if started > 0 else None
+                w.stop(kill=True)
+                workers[i] = _Worker(ctx, game_spec, t.move_limit)
+                if overran:
+                    reason = (f"move limit: no move after {t.move_limit + grace:g} s "
+                              f"(limit {t.move_limit:g} s), the search was stopped")
+                    if write(slot, _unfinished(slot, side, reason)):
+                        stopping = True
+                    continue
+                deaths[slot["id"]] = deaths.get(slot["id"], 0) + 1
+                if deaths[slot["id"]] >= MAX_WORKER_DEATHS and side is not None:
+                    reason = f"the worker process died {deaths[slot['id']]} times while this agent thought"
+                    if write(slot, _unfinished(slot, side, reason)):
+                        stopping = True
+                else:
+                    pending.appendleft(slot)  # played again, from the start
+    finally:
+        for w in workers:
+            w.stop(kill=w.slot is not None)
+
+
+def _unfinished(slot, side, reason):
+    """Return the record fields of a game stopped from outside and lost by `side`."""
+    fields = {"moves": [], "plies": 0, "time_white": 0.0, "time_black": 0.0}
+    fields.update(forfeit_fields(side, reason))
+    return fields
+
+
+# ---- Ray --------------------------------------------------------------------------------
+def _ray_play(game_spec, slot, move_limit):
+    """A Ray task: play one slot and return (slot id, fields)."""
+    return slot["id"], play_slot(game_spec, slot, move_limit)
+
+
+def start_ray(address=None, num_cpus=None):
+    """Connect to Ray: join the cluster at `address`, or start a local one bound to 127.0.0.1.
+
+    Returns True if this call started Ray (the caller then shuts it down)."""
+    try:
+        import ray
+    except ImportError:
+        raise TournamentError("the Ray backend needs the 'ray' extra: pip install 'ludo_flow[ray]'") from None
+    if ray.is_initialized():
+        return False
+    if address is not None:
+        ray.init(address=address, log_to_driver=False)
+    else:
+        ray.init(num_cpus=num_cpus, _node_ip_address="127.0.0.1", include_dashboard=False,
+                 log_to_driver=False)
+    return True
+
+
+def _run_ray(t, pending, write):
+    """Play the pending slots as Ray tasks (retried by Ray if a node is lost; each id is
+    written once however often it is played)."""
+    import ray
+    started = start_ray(t.address, num_cpus=t.workers or None)
+    in_flight = {}
+    try:
+        task = ray.remote(max_retries=3, retry_exceptions=False)(_ray_play)
+        window = max(1, int(ray.cluster_resources().get("CPU", 1))) * 2
+        game_spec = t.game.spec()
+        failures = {}
+        stopping = False
+        while pending or in_flight:
+            while pending and len(in_flight) < window and not stopping:
+                slot = pending.popleft()
+                in_flight[task.remote(game_spec, slot, t.move_limit)] = slot
+            if not in_flight:
+                break
+            ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
+            for ref in ready:
+                slot = in_flight.pop(ref)
+                try:
+                    _, fields = ray.get(ref)
+                except ray.exceptions.RayError as err:
+                    failures[slot["id"]] = failures.get(slot["id"], 0) + 1
+                    if failures[slot["id"]] >= MAX_WORKER_DEATHS:
+                        raise TournamentError(f"game {slot['id']} failed {failures[slot['id']]} "
+                                              f"times on Ray: {err}") from None
+                    pending.appendleft(slot)
+                    continue
+                if write(slot, fields):
+                    stopping = True
+    finally:
+        for ref in in_flight:  # stopped early (SPRT decided, Ctrl-C, an error)
+            ray.cancel(ref, force=True)
+        if started:
+            ray.shutdown()

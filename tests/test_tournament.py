@@ -1,0 +1,396 @@
+"""The tournament runner: schedules, records, reproducibility, resume after kills, faults, SPRT, Ray."""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+import ludo_flow
+from agents import registry
+from agents.base import BaseAgent
+from agents.play import play_game
+from agents.records import read_records, replay_states, state_at
+from agents.tournament import Tournament, TournamentError, parse_sprt
+
+FAST = ["random", "random:seed=1"]
+
+
+def strip_times(records):
+    """Return the records without the thinking times (which differ run to run)."""
+    return [{k: v for k, v in r.items() if not k.startswith("time_")} for r in records]
+
+
+# ---- schedules ----------------------------------------------------------------------------
+def test_round_robin_schedule_is_complete_and_balanced(tmp_path):
+    agents = ["random", "mcts:simulations=10", "alphabeta:depth=1"]
+    t = Tournament("flow", agents, games=6, openings="random:plies=3", seed=4,
+                   out=tmp_path / "x.jsonl", workers=0, progress=False)
+    slots = t.schedule()
+    assert len(slots) == 3 * 6 and len({s["id"] for s in slots}) == len(slots)
+    for a in agents:
+        for b in agents:
+            if a == b:
+                continue
+            games = [s for s in slots if s["white"] == a and s["black"] == b]
+            assert len(games) == 3, (a, b)  # half the pairing's games with each colour
+    pairs = {}
+    for s in slots:
+        pairs.setdefault(s["pair"], []).append(s)
+    assert len(pairs) == 3 * 3
+    for two in pairs.values():
+        first, second = two
+        assert (first["white"], first["black"]) == (second["black"], second["white"])
+        assert first["opening"] == second["opening"] and len(first["opening"]) == 3
+    assert len({tuple(s["opening"]) for s in slots}) == 3  # three different openings
+    # The same opening is used by every pairing in its round.
+    assert {tuple(s["opening"]) for s in slots if s["id"].endswith("-o0-0")} == {tuple(slots[0]["opening"])}
+
+
+def test_gauntlet_schedule_pairs_one_agent_with_each_other(tmp_path):
+    t = Tournament("tolkuchka", ["random", "mcts:simulations=10"], gauntlet="alphabeta:depth=1",
+                   games=2, out=tmp_path / "x.jsonl", workers=0, progress=False)
+    assert t.pairings() == [("alphabeta:depth=1", "random"), ("alphabeta:depth=1", "mcts:simulations=10")]
+    slots = t.schedule()
+    assert len(slots) == 4
+    assert all("alphabeta:depth=1" in (s["white"], s["black"]) for s in slots)
+    # Without openings every game starts from the start, and the agents' seeds differ per game.
+    assert all(s["opening"] == [] for s in slots)
+    assert len({(s["seed_white"], s["seed_black"]) for s in slots}) == 4
+
+
+def test_same_seed_same_schedule_other_seed_other_openings(tmp_path):
+    def slots(seed):
+        return Tournament("flow", FAST, games=4, openings="random:plies=4", seed=seed,
+                          out=tmp_path / "x.jsonl", workers=0, progress=False).schedule()
+    assert slots(3) == slots(3)
+    assert [s["opening"] for s in slots(3)] != [s["opening"] for s in slots(4)]
+
+
+@pytest.mark.parametrize("kwargs, words", [
+    (dict(games=3), "even"),
+    (dict(games=0), "even"),
+    (dict(agents=["random"]), "two agents"),
+    (dict(agents=["random", "human"]), "human"),
+    (dict(agents=["random", "random:seed=0"]), "same agent"),
+    (dict(agents=["random", "nosuch"]), "unknown agent"),
+    (dict(agents=["random", "mcts:c=oops"]), "float"),
+    (dict(openings="random:moves=3"), "random:plies=K"),
+    (dict(openings="random:plies=-1"), "0 <= K"),
+    (dict(openings="/no/such/file"), "cannot read"),
+    (dict(agents=["random", "random:seed=1", "random:seed=2"], sprt="elo0=0,elo1=5"), "two agents"),
+    (dict(sprt="elo0=5,elo1=0"), "elo0 < elo1"),
+    (dict(sprt="elo0=0"), "elo1"),
+    (dict(sprt="elo0=0,elo1=5,alpha=0.7"), "alpha"),
+    (dict(sprt="elo0=0,elo1=5,model=bayes"), "model"),
+    (dict(move_limit=0), "move limit"),
+    (dict(move_limit=float("nan")), "move limit"),
+    (dict(workers=-1), "workers"),
+    (dict(backend="mpi"), "backend"),
+    (dict(address="127.0.0.1:6379"), "--backend ray"),
+    (dict(seed=-2), "seed"),
+    (dict(variant="nosuch"), "variant"),
+    (dict(position="8/8/8 w 1 - 0"), "ranks"),
+])
+def test_bad_settings_raise_a_clear_value_error(tmp_path, kwargs, words):
+    options = dict(agents=FAST, games=2, out=tmp_path / "x.jsonl", workers=0, progress=False)
+    options.update(kwargs)
+    with pytest.raises(ValueError, match=words):
+        Tournament("flow", **options)
+
+
+def test_openings_file_is_read_checked_and_reused(tmp_path):
+    game = ludo_flow.load_game("flow")
+    state = game.new_initial_state()
+    state.apply_sequence("b2-b3 ~a3")
+    lines = ["# two openings", game.new_initial_state().to_string(), "", state.to_string()]
+    path = tmp_path / "openings.txt"
+    path.write_text("\n".join(lines) + "\n")
+    t = Tournament("flow", FAST, games=6, openings=str(path), out=tmp_path / "x.jsonl",
+                   workers=0, progress=False)
+    starts = [s["start"] for s in t.schedule()]
+    assert starts == [lines[1]] * 2 + [lines[3]] * 2 + [lines[1]] * 2
+    assert t.settings()["openings"].startswith("file sha256:")
+    path.write_text("not a position\n")
+    with pytest.raises(ValueError, match="openings.txt:1"):
+        Tournament("flow", FAST, games=2, openings=str(path), out=tmp_path / "y.jsonl", workers=0)
+
+
+# ---- records ------------------------------------------------------------------------------
+def test_records_are_whole_reproducible_and_load_back_into_states(tmp_path):
+    def run(name):
+        t = Tournament("flow", ["random", "mcts:simulations=20"], games=4, openings="random:plies=2",
+                       seed=9, out=tmp_path / name, workers=0, progress=False)
+        return t.run()
+    first, second = run("a.jsonl"), run("b.jsonl")
+    assert len(first.records) == 4
+    assert strip_times(first.records) == strip_times(second.records)
+    on_disk, bad = read_records(tmp_path / "a.jsonl")
+    assert bad == [] and strip_times(on_disk) == strip_times(first.records)
+    keys = {"id", "pair", "version", "game", "variant", "params", "start", "opening", "white",
+            "black", "seed_white", "seed_black", "moves", "result", "termination", "plies",
+            "time_white", "time_black", "forfeit", "settings"}
+    for record in on_disk:
+        assert keys <= set(record)
+        final = state_at(record)
+        outcome = final.outcome()
+        assert outcome.result == record["result"]
+        assert outcome.termination.value == record["termination"]
+        assert record["plies"] == len(record["moves"])
+        states = list(replay_states(record))
+        assert len(states) == record["plies"] + 1 and states[-1][2] == final
+        assert state_at(record, 0) == states[0][2]
+    with pytest.raises(ValueError, match="ply"):
+        state_at(on_disk[0], len(on_disk[0]["moves"]) + 1)
+
+
+def test_a_finished_file_is_not_overwritten_and_resume_refuses_other_settings(tmp_path):
+    out = tmp_path / "t.jsonl"
+    Tournament("flow", FAST, games=2, out=out, workers=0, progress=False).run()
+    with pytest.raises(ValueError, match="--resume"):
+        Tournament("flow", FAST, games=2, out=out, workers=0, progress=False).run()
+    for change in (dict(agents=["random", "random:seed=2"]), dict(games=4), dict(seed=1),
+                   dict(variant="fountain")):
+        options = dict(agents=FAST, games=2, out=out, workers=0, progress=False, resume=True)
+        options.update(change)
+        with pytest.raises(ValueError, match="other settings"):
+            Tournament("flow", **options).run()
+    again = Tournament("flow", FAST, games=2, out=out, workers=0, progress=False, resume=True).run()
+    assert len(again.records) == 2 and len(read_records(out)[0]) == 2
+
+
+def test_a_truncated_last_line_is_dropped_and_its_game_replayed(tmp_path):
+    out = tmp_path / "t.jsonl"
+    full = Tournament("tolkuchka", FAST, games=4, out=out, workers=0, progress=False).run()
+    data = out.read_bytes()
+    out.write_bytes(data[: len(data) - 40])  # the last record cut mid-line
+    assert len(read_records(out)[0]) == 3
+    resumed = Tournament("tolkuchka", FAST, games=4, out=out, workers=0, progress=False,
+                         resume=True).run()
+    records, bad = read_records(out)
+    assert bad == [] and len(records) == 4 and len({r["id"] for r in records}) == 4
+    assert strip_times(resumed.records) == strip_times(full.records)
+
+
+# ---- faults -------------------------------------------------------------------------------
+class _Raises(BaseAgent):
+    """Raises on its first move."""
+    agent_name = "test_raises"
+    settings = {}
+
+    def reset(self, seed=None):
+        pass
+
+    def select_action(self, state):
+        raise RuntimeError("boom")
+
+
+class _Illegal(BaseAgent):
+    """Returns an action that is never legal."""
+    agent_name = "test_illegal"
+    settings = {}
+
+    def reset(self, seed=None):
+        pass
+
+    def select_action(self, state):
+        return 99999
+
+
+@pytest.fixture
+def faulty_agents(monkeypatch):
+    for cls in (_Raises, _Illegal):
+        monkeypatch.setitem(registry.AGENTS, cls.agent_name, cls)
+
+
+def test_an_agent_that_raises_or_plays_illegally_forfeits(tmp_path, faulty_agents):
+    t = Tournament("flow", ["random", "test_raises", "test_illegal"], games=2, out=tmp_path / "f.jsonl",
+                   workers=0, progress=False)
+    records = t.run().records
+    assert len(records) == 6
+    for r in records:
+        bad = [s for s in ("white", "black") if r[s].startswith("test_")]
+        assert r["termination"] == "forfeit"
+        loser = r["forfeit"]["side"]
+        assert loser in bad and r["result"] == ("0-1" if loser == "white" else "1-0")
+        expected = "RuntimeError: boom" if r[loser] == "test_raises" else "illegal action 99999"
+        assert expected in r["forfeit"]["reason"]
+
+
+def test_play_game_without_forfeits_raises_as_before(faulty_agents):
+    game = ludo_flow.load_game("flow")
+    with pytest.raises(ValueError, match="illegal"):
+        play_game(game.new_initial_state(), _Illegal(), _Illegal())
+
+
+def test_move_limit_forfeits_a_slow_move_and_stops_a_search_that_never_returns(tmp_path):
+    # mcts with many simulations returns late (a soft forfeit); alpha-beta at depth 40 would
+    # not return for hours: the parent kills its worker and records the forfeit.
+    t = Tournament("flow", ["mcts:simulations=100000", "alphabeta:depth=40", "random"], games=2,
+                   out=tmp_path / "m.jsonl", workers=2, move_limit=0.3, progress=False)
+    result = t.run()
+    assert len(result.records) == 6
+    reasons = {}
+    for r in result.records:
+        slow = [s for s in ("white", "black") if r[s] != "random"]
+        if len(slow) == 1:
+            assert r["termination"] == "forfeit" and r["forfeit"]["side"] == slow[0], r
+        reasons.setdefault(r[r["forfeit"]["side"]], set()).add(r["forfeit"]["reason"].split(":")[0])
+        assert r["forfeit"]["reason"].startswith("move limit")
+    killed = [r for r in result.records if "stopped" in r["forfeit"]["reason"]]
+    assert killed and all(r[r["forfeit"]["side"]] == "alphabeta:depth=40" for r in killed)
+    assert any("thought" in r["forfeit"]["reason"] for r in result.records
+               if r[r["forfeit"]["side"]].startswith("mcts"))
+
+
+# ---- SPRT ---------------------------------------------------------------------------------
+def test_parse_sprt_defaults():
+    assert parse_sprt("elo0=0,elo1=10") == {"elo0": 0.0, "elo1": 10.0, "alpha": 0.05, "beta": 0.05,
+                                            "model": "normalized"}
+
+
+def test_sprt_stops_early_on_a_clear_case_and_goes_on_on_a_close_one(tmp_path):
+    clear = Tournament("flow", ["alphabeta:depth=2", "random"], games=400, openings="random:plies=2",
+                       sprt="elo0=0,elo1=100,alpha=0.05,beta=0.05", out=tmp_path / "c.jsonl",
+                       workers=0, progress=False).run()
+    assert clear.sprt["decision"] == "H1" and clear.sprt["llr"] >= clear.sprt["upper"]
+    assert len(clear.records) < 100
+    close = Tournament("flow", FAST, games=10, sprt="elo0=0,elo1=100", out=tmp_path / "e.jsonl",
+                       workers=0, progress=False).run()
+    assert close.sprt["decision"] is None and len(close.records) == 10
+    assert "SPRT" in close.report()
+    # A resumed file whose SPRT was decided plays nothing more.
+    again = Tournament("flow", ["alphabeta:depth=2", "random"], games=400, openings="random:plies=2",
+                       sprt="elo0=0,elo1=100,alpha=0.05,beta=0.05", out=tmp_path / "c.jsonl",
+                       workers=0, progress=False, resume=True).run()
+    assert len(again.records) == len(clear.records) and again.sprt["decision"] == "H1"
+
+
+# ---- worker processes, kills and resume ------------------------------------------------------
+def _cli(*args):
+    return [sys.executable, "-m", "ludo_flow.cli", *args]
+
+
+def _workers_of(pid):
+    """Return the pids of the worker processes of runner `pid` (Linux /proc)."""
+    out = []
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            try:
+                with open(f"/proc/{entry}/stat") as fh:
+                    fields = fh.read().rsplit(")", 1)[1].split()
+                with open(f"/proc/{entry}/cmdline", "rb") as fh:
+                    cmdline = fh.read()
+            except OSError:
+                continue
+            if int(fields[1]) == pid and b"spawn_main" in cmdline:
+                out.append(int(entry))
+    return out
+
+
+def _wait_for_lines(path, n, proc, timeout=300):
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        if path.exists() and path.read_text().count("\n") >= n:
+            return
+        assert proc.poll() is None, proc.communicate()
+        time.sleep(0.05)
+    raise AssertionError(f"{path} did not reach {n} lines")
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_kill_the_runner_and_a_worker_then_resume_loses_and_duplicates_nothing(tmp_path):
+    out = tmp_path / "k.jsonl"
+    args = ["tournament", "tolkuchka", "--agents", "random", "mcts:simulations=300", "--games", "24",
+            "--openings", "random:plies=2", "--workers", "2", "--seed", "5", "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(_cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+    try:
+        _wait_for_lines(out, 3, proc)
+        workers = _workers_of(proc.pid)
+        assert workers
+        for pid in workers:  # kill -9 a worker mid-game: it is replaced, its game played again
+            os.kill(pid, signal.SIGKILL)
+        before = out.read_text().count("\n")
+        _wait_for_lines(out, before + 3, proc)
+        os.killpg(proc.pid, signal.SIGKILL)  # kill -9 the runner and all its workers
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    killed_at = read_records(out)[0]
+    assert 0 < len(killed_at) < 24 and len({r["id"] for r in killed_at}) == len(killed_at)
+    with open(out, "a") as fh:  # as if the kill had cut a write short
+        fh.write('{"id":"p0-o9-1","pair":')
+    done = subprocess.run(_cli(*args, "--resume"), capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    records, bad = read_records(out)
+    assert bad == []
+    ids = [r["id"] for r in records]
+    assert len(ids) == 24 and len(set(ids)) == 24
+    assert {r["id"]: r["moves"] for r in killed_at}.items() <= {r["id"]: r["moves"] for r in records}.items()
+    assert "24 of 24 games recorded" in done.stdout
+
+
+def test_ctrl_c_keeps_finished_games_and_says_how_to_resume(tmp_path):
+    out = tmp_path / "i.jsonl"
+    args = ["tournament", "flow", "--agents", "random", "mcts:simulations=300", "--games", "40",
+            "--workers", "1", "--out", str(out), "--quiet"]
+    proc = subprocess.Popen(_cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            start_new_session=True)
+    try:
+        _wait_for_lines(out, 2, proc)
+        os.killpg(proc.pid, signal.SIGINT)  # as a terminal's Ctrl-C: the whole process group
+        stdout, stderr = proc.communicate(timeout=60)
+    finally:
+        if proc.poll() is None:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+    assert proc.returncode == 130, stderr
+    assert "--resume" in stderr
+    records, bad = read_records(out)
+    assert bad == [] and 2 <= len(records) < 40
+
+
+# ---- command line -------------------------------------------------------------------------
+def test_cli_tournament_replay_and_ratings(tmp_path, capsys):
+    from ludo_flow.cli import main
+    out = tmp_path / "c.jsonl"
+    assert main(["tournament", "flow", "--variant", "fountain", "--agents", "random",
+                 "alphabeta:depth=1", "mcts:simulations=30", "--games", "2", "--workers", "0",
+                 "--out", str(out), "--quiet"]) == 0
+    text = capsys.readouterr().out
+    assert "alphabeta:depth=1" in text and "6 of 6 games recorded" in text
+    records = read_records(out)[0]
+    assert main(["replay", str(out), "--game", records[0]["id"]]) == 0
+    lines = capsys.readouterr().out.strip().splitlines()
+    assert lines[-1] == records[0]["result"] and lines[-2] == f"# {records[0]['termination']}"
+    assert main(["ratings", str(out), "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    assert {r["agent"] for r in table["ratings"]} == {"random", "alphabeta:depth=1", "mcts:simulations=30"}
+    assert main(["replay", str(out), "--game", "nosuch"]) == 2
+    assert "no game with id" in capsys.readouterr().err
+    assert main(["tournament", "flow", "--agents", "random", "--games", "2", "--out", str(out)]) == 2
+    assert "two agents" in capsys.readouterr().err
+
+
+# ---- Ray ----------------------------------------------------------------------------------
+def test_ray_backend_plays_a_small_tournament_on_a_local_instance(tmp_path):
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, _node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False)
+    try:
+        out = tmp_path / "r.jsonl"
+        result = Tournament("tolkuchka", ["random", "mcts:simulations=20"], games=4,
+                            openings="random:plies=2", seed=2, out=out, backend="ray",
+                            progress=False).run()
+        here = Tournament("tolkuchka", ["random", "mcts:simulations=20"], games=4,
+                          openings="random:plies=2", seed=2, out=tmp_path / "h.jsonl", workers=0,
+                          progress=False).run()
+    finally:
+        ray.shutdown()
+    records, bad = read_records(out)
+    assert bad == [] and len(records) == 4 and len({r["id"] for r in records}) == 4
+    assert strip_times(result.records) == strip_times(here.records)
