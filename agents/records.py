@@ -26,7 +26,6 @@ import os
 import ludo_flow
 from ludo_flow.errors import LudoFlowError
 
-RESULTS = ("1-0", "0-1", "1/2-1/2")
 FORFEIT = "forfeit"
 
 

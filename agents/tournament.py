@@ -45,9 +45,9 @@ MAX_WORKER_DEATHS = 3   # a game whose worker dies this often is forfeited by th
 SPRT_MODELS = ("normalized", "logistic")
 
 # The embedded default: `ludo-flow tournament GAME` with no agents.
-DEFAULT_AGENTS = ("random", "mcts:simulations=100", "mcts:simulations=1000",
-                  "alphabeta:depth=2", "alphabeta:depth=4")
-DEFAULT_GAMES = 8
+DEFAULT_AGENTS = ("random", "mcts:simulations=300", "mcts:simulations=3000",
+                  "alphabeta:depth=3", "alphabeta:depth=5")
+DEFAULT_GAMES = 60
 DEFAULT_OPENINGS = "random:plies=2"
 
 
@@ -369,9 +369,16 @@ class Tournament:
         pending = deque(s for s in slots if s["id"] not in done)
         if sprt is not None and sprt["decision"] is not None:
             pending.clear()
+        interrupted = False
+        try:
+            if pending:
+                _announced_warm_up(self.game, self.start,
+                                   sorted(set(s for p in self.pairings() for s in p)))
+        except KeyboardInterrupt:
+            pending.clear()
+            interrupted = True
         bar = _progress(len(slots), len(records), self.progress)
         _show_leader(bar, records)
-        interrupted = False
         with open(self.out, "a", encoding="utf-8") as fh:
             def write(slot, fields):
                 nonlocal sprt
@@ -389,17 +396,10 @@ class Tournament:
                     return sprt["decision"] is not None
                 return False
 
+            run = _run_ray if self.backend == "ray" else _run_here if self.workers == 0 else _run_processes
             try:
-                if pending:
-                    warm_up(self.game, self.start, sorted(set(s for p in self.pairings() for s in p)))
-                if not pending:
-                    pass  # nothing left to play (finished, or the SPRT already decided)
-                elif self.backend == "ray":
-                    _run_ray(self, pending, write)
-                elif self.workers == 0:
-                    _run_here(self, pending, write)
-                else:
-                    _run_processes(self, pending, write)
+                if pending:  # else finished, or the SPRT already decided
+                    run(self, pending, write)
             except KeyboardInterrupt:
                 interrupted = True
             finally:
@@ -417,7 +417,7 @@ class Tournament:
         first = self.pairings()[0][0]
         scores = {}
         for r in records:
-            score = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[r["result"]]
+            score = ratings.RESULT_SCORES[r["result"]]
             scores.setdefault(r["pair"], []).append(score if r["white"] == first else 1.0 - score)
         counts = ratings.pair_counts(((pair, x) for pair, two in scores.items() for x in two),
                                      skip_incomplete=True)
@@ -451,7 +451,7 @@ def _show_leader(bar, records):
         return
     points, games = {}, {}
     for r in records:
-        w = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[r["result"]]
+        w = ratings.RESULT_SCORES[r["result"]]
         for spec, score in ((r["white"], w), (r["black"], 1.0 - w)):
             points[spec] = points.get(spec, 0.0) + score
             games[spec] = games.get(spec, 0) + 1
@@ -503,6 +503,30 @@ def warm_up(game, start, specs):
         except Exception:  # noqa: BLE001 - a faulty agent forfeits its games; warming is best effort
             continue
         state.outcome()
+
+
+def _announced_warm_up(game, start, specs, after=2.0):
+    """Run `warm_up`, saying on stderr what happens if it takes longer than `after` seconds
+    (numba compiling on a first run); a warm start loads the cache and stays silent."""
+    import threading
+    began = time.perf_counter()
+    said = threading.Event()
+
+    def say():
+        said.set()
+        print(f"ludo-flow: compiling the {game.name} engine and the agents' searches for this "
+              f"machine; this happens once (about 1-2 minutes), later runs load numba's cache "
+              f"in seconds ...", file=sys.stderr, flush=True)
+
+    timer = threading.Timer(after, say)
+    timer.daemon = True
+    timer.start()
+    try:
+        warm_up(game, start, specs)
+    finally:
+        timer.cancel()
+    if said.is_set():
+        print(f"ludo-flow: compiled in {time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)
 
 
 def _run_here(t, pending, write):

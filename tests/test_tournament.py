@@ -225,24 +225,28 @@ def test_play_game_without_forfeits_raises_as_before(faulty_agents):
         play_game(game.new_initial_state(), _Illegal(), _Illegal())
 
 
-def test_move_limit_forfeits_a_slow_move_and_stops_a_search_that_never_returns(tmp_path):
-    # mcts with many simulations returns late (a soft forfeit); alpha-beta at depth 40 would
-    # not return for hours: the parent kills its worker and records the forfeit.
-    t = Tournament("flow", ["mcts:simulations=100000", "alphabeta:depth=40", "random"], games=2,
-                   out=tmp_path / "m.jsonl", workers=2, move_limit=0.3, progress=False)
-    result = t.run()
-    assert len(result.records) == 6
-    reasons = {}
-    for r in result.records:
-        slow = [s for s in ("white", "black") if r[s] != "random"]
-        if len(slow) == 1:
-            assert r["termination"] == "forfeit" and r["forfeit"]["side"] == slow[0], r
-        reasons.setdefault(r[r["forfeit"]["side"]], set()).add(r["forfeit"]["reason"].split(":")[0])
-        assert r["forfeit"]["reason"].startswith("move limit")
-    killed = [r for r in result.records if "stopped" in r["forfeit"]["reason"]]
-    assert killed and all(r[r["forfeit"]["side"]] == "alphabeta:depth=40" for r in killed)
-    assert any("thought" in r["forfeit"]["reason"] for r in result.records
-               if r[r["forfeit"]["side"]].startswith("mcts"))
+def test_a_move_over_the_limit_forfeits_the_game(tmp_path):
+    t = Tournament("flow", ["mcts:simulations=20000", "random"], games=2, out=tmp_path / "m.jsonl",
+                   workers=0, move_limit=0.005, progress=False)
+    for r in t.run().records:
+        assert r["termination"] == "forfeit" and r[r["forfeit"]["side"]] == "mcts:simulations=20000"
+        assert r["forfeit"]["reason"].startswith("move limit: thought")
+        assert r["result"] == ("0-1" if r["forfeit"]["side"] == "white" else "1-0")
+
+
+def test_a_search_that_never_returns_is_stopped_and_forfeited(tmp_path):
+    # Alpha-beta at depth 40 would not return for hours, and jitted code cannot be interrupted:
+    # the runner kills its worker, records the forfeit, and goes on with a new worker.
+    t = Tournament("flow", ["alphabeta:depth=40", "random"], games=4, out=tmp_path / "m.jsonl",
+                   workers=2, move_limit=0.3, progress=False)
+    records = t.run().records
+    assert len(records) == 4
+    # (A game can still end normally: once random blunders, alpha-beta proves a win quickly.)
+    forfeits = [r for r in records if r["termination"] == "forfeit"]
+    assert len(forfeits) >= 2
+    for r in forfeits:
+        assert r[r["forfeit"]["side"]] == "alphabeta:depth=40"
+        assert r["forfeit"]["reason"].startswith("move limit: no move after")
 
 
 # ---- SPRT ---------------------------------------------------------------------------------
