@@ -381,6 +381,40 @@ def test_cli_tournament_replay_and_ratings(tmp_path, capsys):
     assert "two agents" in capsys.readouterr().err
 
 
+def test_cli_ratings_anchor_plots_and_merged_files(tmp_path, capsys):
+    from ludo_flow.cli import main
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    Tournament("flow", ["random", "mcts:simulations=30"], games=4, out=a, workers=0, progress=False).run()
+    Tournament("flow", ["mcts:simulations=30", "alphabeta:depth=1"], games=4, out=b, workers=0,
+               progress=False).run()
+    assert main(["ratings", str(a), str(b), "--anchor", "random", "--json"]) == 0
+    table = json.loads(capsys.readouterr().out)
+    elo = {r["agent"]: r for r in table["ratings"]}
+    assert set(elo) == {"random", "mcts:simulations=30", "alphabeta:depth=1"}
+    assert elo["random"]["elo"] == 0 and table["games"] == 8
+    assert {"elo", "low", "high"} <= set(table["first_move_advantage"])
+    assert main(["ratings", str(a)]) == 0  # two agents: the match statistics too
+    assert "Elo" in capsys.readouterr().out
+    pytest.importorskip("matplotlib")
+    assert main(["ratings", str(a), str(b), "--plots", str(tmp_path / "plots")]) == 0
+    assert (tmp_path / "plots" / "ratings.png").stat().st_size > 0
+    assert (tmp_path / "plots" / "scores.png").stat().st_size > 0
+
+
+def test_the_default_tournament_runs_with_no_arguments(tmp_path, capsys, monkeypatch):
+    import agents.tournament as tournament
+    from ludo_flow.cli import main
+    monkeypatch.setattr(tournament, "DEFAULT_GAMES", 2)  # the real default plays 60 a pairing
+    monkeypatch.chdir(tmp_path)
+    assert main(["tournament", "flow", "--workers", "0", "--quiet"]) == 0
+    captured = capsys.readouterr()
+    assert "the default tournament" in captured.err
+    files = list(tmp_path.glob("tournament-flow-*.jsonl"))
+    assert len(files) == 1 and len(read_records(files[0])[0]) == 20
+    for spec in tournament.DEFAULT_AGENTS:
+        assert spec in captured.out
+
+
 # ---- Ray ----------------------------------------------------------------------------------
 def test_ray_backend_plays_a_small_tournament_on_a_local_instance(tmp_path):
     ray = pytest.importorskip("ray")
