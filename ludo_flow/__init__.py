@@ -5,6 +5,10 @@
     >>> state = game.new_initial_state()
     >>> state.apply(state.parse_action("a2-b2"))
 """
+from .cache import configure as _configure_cache
+
+_configure_cache()  # first: numba reads its cache folder when each @njit function is defined
+
 from .errors import ActionError, LudoFlowError, ParameterError, PositionError
 from .flow.game import FlowGame, FlowState
 from .outcome import Outcome, Termination

@@ -1,0 +1,440 @@
+"""Where numba keeps ludo_flow's compiled code, and the notice a command gives while it compiles.
+
+numba's on-disk cache checks only the source file a function is defined in, so a search that
+inlines a kernel from another file (alpha-beta inlines Flow's `evaluate`) would keep running the
+old kernel after an edit. So importing ludo_flow points numba's cache at a folder keyed on a hash
+of every source file of the distribution (`ludo_flow/**/*.py` and `agents/**/*.py`):
+
+    <base>/ludo_flow-<version>-<first 16 hex digits of the sha256 of the sources>/
+
+An edit anywhere gives a new, empty folder, and code compiled before the edit is never loaded
+again. `<base>` is `$LUDO_FLOW_CACHE_DIR` if set, else `$NUMBA_CACHE_DIR` if set, else the
+platform's cache folder (`$XDG_CACHE_HOME` or `~/.cache`, `~/Library/Caches` on macOS,
+`%LOCALAPPDATA%` on Windows) + `/ludo_flow`. Folders of other hashes are pruned on import: the
+current one and the two most recently used others are kept (another checkout or a process
+started before an edit may still use them), and nothing used in the last ten minutes is deleted.
+
+numba reads its cache folder from `numba.config.CACHE_DIR` when a function is decorated, so this
+module must run before any `@njit(cache=True)` function of the package is defined (the first
+lines of `ludo_flow/__init__.py`; every module of `agents` imports ludo_flow first). It sets both
+`numba.config.CACHE_DIR` and the `NUMBA_CACHE_DIR` variable of this process (numba re-reads its
+variables before each compile, and child processes inherit it; they recognise the keyed folder
+and key their own sources in its parent).
+"""
+import hashlib
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+
+_PACKAGES = ("ludo_flow", "agents")
+_ENTRY = re.compile(r"ludo_flow-[0-9A-Za-z.+_-]+-[0-9a-f]{16}")
+_TRASH = ".ludo_flow-trash-"
+KEEP_OTHERS = 2
+KEEP_RECENT_SECONDS = 600.0
+
+_state = {"dir": None}
+
+
+def package_dirs():
+    """Return the folders of the packages whose sources key the cache (ludo_flow, agents)."""
+    here = Path(__file__).resolve().parent
+    dirs = [here]
+    sibling = here.parent / "agents"
+    if (sibling / "__init__.py").is_file():
+        dirs.append(sibling)
+    return dirs
+
+
+def source_files():
+    """Return [(path relative to the packages' parent, path)] of every .py file of the keyed
+    packages, sorted."""
+    files = []
+    for top in package_dirs():
+        for folder, subdirs, names in os.walk(top):
+            subdirs[:] = [d for d in subdirs if d != "__pycache__" and not d.startswith(".")]
+            for n in names:
+                if n.endswith(".py"):
+                    path = Path(folder) / n
+                    files.append((path.relative_to(top.parent).as_posix(), path))
+    return sorted(files)
+
+
+def source_hash():
+    """Return (version, hex sha256 of the keyed packages' sources and their relative paths)."""
+    digest = hashlib.sha256()
+    version = "0"
+    for rel, path in source_files():
+        data = path.read_bytes()
+        if rel == "ludo_flow/__init__.py":
+            found = re.search(rb'^__version__\s*=\s*["\']([^"\']+)["\']', data, re.M)
+            if found:
+                version = found.group(1).decode()
+        digest.update(rel.encode() + b"\0" + len(data).to_bytes(8, "little") + data)
+    return version, digest.hexdigest()
+
+
+def entry_name():
+    """Return the name of this source tree's cache folder: ludo_flow-<version>-<hash16>."""
+    version, digest = source_hash()
+    return f"ludo_flow-{re.sub(r'[^0-9A-Za-z.+_]', '_', version)}-{digest[:16]}"
+
+
+def cache_base():
+    """Return the folder that holds the cache folders of every version of the sources."""
+    if os.environ.get("LUDO_FLOW_CACHE_DIR"):
+        return Path(os.environ["LUDO_FLOW_CACHE_DIR"]).expanduser()
+    numba_dir = os.environ.get("NUMBA_CACHE_DIR")
+    if numba_dir:
+        path = Path(numba_dir).expanduser()
+        return path.parent if _ENTRY.fullmatch(path.name) else path
+    if sys.platform == "win32" and os.environ.get("LOCALAPPDATA"):
+        platform_dir = Path(os.environ["LOCALAPPDATA"])
+    elif sys.platform == "darwin":
+        platform_dir = Path.home() / "Library" / "Caches"
+    else:
+        platform_dir = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return platform_dir / "ludo_flow"
+
+
+def cache_dir():
+    """Return the folder numba caches this source tree's compiled code in."""
+    if _state["dir"] is None:
+        return cache_base() / entry_name()
+    return _state["dir"]
+
+
+def _usable(path):
+    """Return True if `path` exists (created if needed) and is writable."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+        os.utime(path)  # its time is when it was last used: pruning keeps the recent ones
+        probe = path / f".probe-{os.getpid()}"
+        probe.write_bytes(b"")
+        probe.unlink()
+        return True
+    except OSError:
+        return False
+
+
+def configure():
+    """Point numba's cache at this source tree's folder, prune old folders; return the folder."""
+    name = entry_name()
+    base = cache_base()
+    path = base / name
+    if not _usable(path):  # an unwritable base: a per-user folder under the temporary directory
+        import tempfile
+        user = os.environ.get("USER") or os.environ.get("USERNAME") or str(os.getpid())
+        base = Path(tempfile.gettempdir()) / f"ludo_flow-cache-{user}"
+        path = base / name
+        _usable(path)
+    from numba.core import config
+    os.environ["NUMBA_CACHE_DIR"] = str(path)
+    config.CACHE_DIR = str(path)
+    _state["dir"] = path
+    try:
+        prune(base, keep=name)
+    except OSError:
+        pass
+    return path
+
+
+def cache_entries(base=None):
+    """Return the cache folders of every version of the sources under `base`, newest use first."""
+    base = cache_base() if base is None else Path(base)
+    found = []
+    try:
+        with os.scandir(base) as it:
+            for entry in it:
+                if _ENTRY.fullmatch(entry.name) and entry.is_dir(follow_symlinks=False):
+                    try:
+                        found.append((entry.stat(follow_symlinks=False).st_mtime, Path(entry.path)))
+                    except OSError:
+                        pass
+    except OSError:
+        return []
+    return [p for _, p in sorted(found, key=lambda t: (-t[0], t[1].name))]
+
+
+def _remove(path):
+    """Delete a folder safely against a racing process: rename it away first, then delete."""
+    trash = path.parent / f"{_TRASH}{os.getpid()}-{threading.get_ident()}-{path.name}"
+    try:
+        os.rename(path, trash)
+    except OSError:  # another process removed or is removing it
+        return False
+    shutil.rmtree(trash, ignore_errors=True)
+    return True
+
+
+def prune(base, keep, keep_others=KEEP_OTHERS, recent=KEEP_RECENT_SECONDS):
+    """Delete the cache folders under `base` other than `keep` and the `keep_others` most
+    recently used, except any used in the last `recent` seconds; return the deleted paths."""
+    base = Path(base)
+    now = time.time()
+    others = [p for p in cache_entries(base) if p.name != keep]
+    removed = []
+    for path in others[keep_others:]:
+        try:
+            if now - path.stat().st_mtime < recent:
+                continue
+        except OSError:
+            continue
+        if _remove(path):
+            removed.append(path)
+    try:
+        with os.scandir(base) as it:  # left by a process that died while deleting
+            leftovers = [Path(e.path) for e in it if e.name.startswith(_TRASH)]
+    except OSError:
+        leftovers = []
+    for path in leftovers:
+        try:
+            if now - path.stat().st_mtime > recent:
+                shutil.rmtree(path, ignore_errors=True)
+        except OSError:
+            pass
+    return removed
+
+
+def clear_cache(all_versions=True):
+    """Delete the compiled code (this source tree's folder, and with `all_versions` every other
+    version's under the same base, and old numba files next to the sources); return the paths."""
+    current = cache_dir()
+    targets = cache_entries(current.parent) if all_versions else []
+    if current.exists() and current not in targets:
+        targets.append(current)
+    removed = [p for p in targets if _remove(p)]
+    for top in package_dirs():  # written by versions that cached next to the sources
+        for old in list(top.rglob("__pycache__/*.nb[ic]")):
+            try:
+                old.unlink()
+                removed.append(old)
+            except OSError:
+                pass
+    return removed
+
+
+def folder_size(path):
+    """Return the total size in bytes of the files under `path`."""
+    total = 0
+    for folder, _, names in os.walk(path):
+        for n in names:
+            try:
+                total += os.path.getsize(os.path.join(folder, n))
+            except OSError:
+                pass
+    return total
+
+
+# ---- what is compiled ---------------------------------------------------------------------
+def is_cached(function):
+    """Return True if numba's cache holds compiled code of the jitted `function`, False if not,
+    None if it cannot tell."""
+    try:
+        return os.path.exists(function._cache._cache_file._index_path)
+    except AttributeError:
+        return None
+
+
+def dispatchers():
+    """Return {qualified name: numba dispatcher} of the package's jitted functions loaded so far."""
+    from numba.core.registry import CPUDispatcher
+    found = {}
+    for modname, module in list(sys.modules.items()):
+        if module is None or modname.split(".")[0] not in _PACKAGES:
+            continue
+        for attr, value in list(vars(module).items()):
+            if isinstance(value, CPUDispatcher) and value.__module__ == modname:
+                found[f"{modname}.{attr}"] = value
+    return found
+
+
+def compile_counts():
+    """Return {function: (signatures loaded from the cache, signatures compiled)} over the
+    package's jitted functions loaded so far (numba's dispatcher statistics)."""
+    counts = {}
+    for name, d in dispatchers().items():
+        hits = sum(d.stats.cache_hits.values())
+        misses = sum(d.stats.cache_misses.values())
+        if hits or misses:
+            counts[name] = (hits, misses)
+    return counts
+
+
+# ---- the notice -----------------------------------------------------------------------------
+class Compiling:
+    """What a `compiling` block found out: whether it announced itself, and how long it took."""
+
+    def __init__(self, what):
+        self.what = what
+        self.announced = False
+        self.seconds = 0.0
+        self.compiled = {}
+
+
+@contextmanager
+def compiling(what, expected_seconds, functions=(), delay=None, stream=None):
+    """Run the block, telling on stderr that `what` is being compiled if it is.
+
+    If one of `functions` (numba dispatchers the block runs) is not in the cache, the notice
+    comes at once: what is compiled, that it happens once, about `expected_seconds`, where the
+    cache lives; then the elapsed seconds (rewritten in place on a terminal, a line every 15 s
+    otherwise) and the time it took. If they all are (or none is named), the notice comes only
+    if the block is still running after `delay` seconds (default 3 when all are cached, else 1):
+    a cached start stays silent. Yields a `Compiling` with `announced`, `seconds` and
+    `compiled` ({function: signatures compiled} during the block)."""
+    stream = sys.stderr if stream is None else stream
+    info = Compiling(what)
+    cached = [is_cached(f) for f in functions]
+    missing = any(c is False for c in cached)
+    if delay is None:
+        delay = 3.0 if functions and all(cached) else 1.0
+    began = time.perf_counter()
+    before = compile_counts()
+    done = threading.Event()
+    lock = threading.Lock()
+    tty = hasattr(stream, "isatty") and stream.isatty()
+
+    def announce():
+        with lock:
+            if done.is_set() or info.announced:
+                return
+            info.announced = True
+            about = f"about {_duration(expected_seconds)}" if expected_seconds else "a while"
+            _write(stream, f"ludo-flow: compiling {what} for this machine; this happens once "
+                           f"({about}); later runs load it from the cache in {cache_dir()}\n")
+
+    def tick():
+        if not missing and done.wait(delay):
+            return
+        announce()
+        last_line = time.perf_counter()
+        while not done.wait(0.5 if tty else 1.0):
+            elapsed = time.perf_counter() - began
+            with lock:
+                if done.is_set():
+                    return
+                if tty:
+                    _write(stream, f"\rludo-flow: compiling ... {elapsed:.0f} s")
+                elif time.perf_counter() - last_line >= 15.0:
+                    _write(stream, f"ludo-flow: still compiling ({elapsed:.0f} s)\n")
+                    last_line = time.perf_counter()
+
+    if missing:
+        announce()
+    ticker = threading.Thread(target=tick, name="ludo-flow-compiling", daemon=True)
+    ticker.start()
+    try:
+        yield info
+    finally:
+        with lock:
+            done.set()
+        ticker.join(timeout=2.0)
+        info.seconds = time.perf_counter() - began
+        after = compile_counts()
+        info.compiled = {k: v[1] - before.get(k, (0, 0))[1] for k, v in after.items()
+                         if v[1] > before.get(k, (0, 0))[1]}
+        if info.announced:
+            _write(stream, f"{chr(13) if tty else ''}ludo-flow: compiled {what} in "
+                           f"{info.seconds:.0f} s{' ' * 12 if tty else ''}\n")
+
+
+def _duration(seconds):
+    """Return a rough duration in words: '10 s', '1-2 minutes'."""
+    if seconds < 90:
+        return f"{max(5, int(round(seconds / 5.0)) * 5)} s"
+    minutes = seconds / 60.0
+    return f"{int(minutes)}-{int(minutes) + 1} minutes"
+
+
+def _write(stream, text):
+    """Write and flush, ignoring a closed stream."""
+    try:
+        stream.write(text)
+        stream.flush()
+    except (OSError, ValueError):
+        pass
+
+
+# ---- what each entry point compiles -----------------------------------------------------------
+ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
+_AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
+                "alphabeta": "the alpha-beta search"}
+# First-run compile seconds on the 2-core development VM (benchmarks/bench_compile.py, the slower
+# game), used only to tell a user roughly how long to wait.
+EXPECTED_SECONDS = {"engine": 10, "perft": 10, "random": 2, "mcts": 15, "alphabeta": 40}
+
+
+def entry_specs(entry):
+    """Return the agent specs an entry point runs (perft runs none)."""
+    if entry == "perft":
+        return ()
+    if entry == "play":
+        return ("random",)
+    if entry == "tournament":
+        from agents.tournament import DEFAULT_AGENTS
+        return tuple(DEFAULT_AGENTS)
+    if entry in ("mcts", "alphabeta"):
+        return (entry,)
+    raise ValueError(f"unknown entry point {entry!r}; choose one of {', '.join(ENTRY_POINTS)}")
+
+
+def _agent_kinds(specs):
+    """Return the distinct agent names of specs, in order, without people (who compile nothing)."""
+    from agents.registry import parse_spec
+    kinds = []
+    for spec in specs:
+        name = parse_spec(spec)[0]
+        if name not in kinds and name in _AGENT_WORDS:
+            kinds.append(name)
+    return kinds
+
+
+def _parts(game, perft, specs):
+    """Return [(words, rough first-run seconds, key jitted functions)] of what a warm-up compiles:
+    the engine (with perft), then each kind of agent. A part whose key functions are not all
+    in the cache will be compiled."""
+    k = game.kernels
+    engine = [getattr(k, n, None) for n in ("legal_actions", "apply") + (("perft",) if perft else ())]
+    parts = [(f"the {game.name.capitalize()} engine" + (" and perft" if perft else ""),
+              EXPECTED_SECONDS["perft" if perft else "engine"], engine)]
+    for kind in _agent_kinds(specs):
+        if kind == "mcts":
+            from agents import mcts
+            functions = [getattr(mcts, "init_root", None), getattr(mcts, "run", None)]
+        elif kind == "alphabeta":
+            from agents import alphabeta
+            functions = [getattr(alphabeta, "search", None)]
+        else:
+            functions = []
+        parts.append((_AGENT_WORDS[kind], EXPECTED_SECONDS[kind], functions))
+    return [(w, s, [f for f in fs if hasattr(f, "stats")]) for w, s, fs in parts]
+
+
+def _join(words):
+    """Return 'a', 'a and b', 'a, b and c'."""
+    return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
+
+
+def warm(game, perft=False, specs=(), start=None, stream=None):
+    """Compile (or load from the cache) the game's engine, perft and the agents of `specs`
+    (playing a few cheap decisions from the position string `start`, default the start),
+    announcing it on stderr if it compiles; return the `Compiling` record."""
+    parts = _parts(game, perft, specs)
+    missing = [p for p in parts if any(is_cached(f) is False for f in p[2])] or parts
+    functions = [f for p in parts for f in p[2]]
+    with compiling(_join([p[0] for p in missing]), sum(p[1] for p in missing), functions,
+                   stream=stream) as info:
+        state = game.new_initial_state() if start is None else game.from_string(start)
+        state.outcome()
+        if perft:
+            game.kernels.perft(state.array, 1)
+        specs = [s for s in specs if _agent_kinds([s])]
+        if specs:
+            from agents.tournament import warm_up
+            warm_up(game, state.to_string(), specs)
+    return info
