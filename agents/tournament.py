@@ -505,28 +505,11 @@ def warm_up(game, start, specs):
         state.outcome()
 
 
-def _announced_warm_up(game, start, specs, after=2.0):
-    """Run `warm_up`, saying on stderr what happens if it takes longer than `after` seconds
-    (numba compiling on a first run); a warm start loads the cache and stays silent."""
-    import threading
-    began = time.perf_counter()
-    said = threading.Event()
-
-    def say():
-        said.set()
-        print(f"ludo-flow: compiling the {game.name} engine and the agents' searches for this "
-              f"machine; this happens once (about 1-2 minutes), later runs load numba's cache "
-              f"in seconds ...", file=sys.stderr, flush=True)
-
-    timer = threading.Timer(after, say)
-    timer.daemon = True
-    timer.start()
-    try:
-        warm_up(game, start, specs)
-    finally:
-        timer.cancel()
-    if said.is_set():
-        print(f"ludo-flow: compiled in {time.perf_counter() - began:.0f} s", file=sys.stderr, flush=True)
+def _announced_warm_up(game, start, specs):
+    """Run `warm_up`, saying on stderr what is compiled while numba compiles on a first run
+    (`ludo_flow.cache.warm`, the one notice every command gives); a cached start stays silent."""
+    from ludo_flow.cache import warm
+    warm(game, specs=specs, start=start)
 
 
 def _run_here(t, pending, write):

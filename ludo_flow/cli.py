@@ -10,7 +10,7 @@ import shlex
 import sys
 import time
 
-from . import GAMES, load_game
+from . import GAMES, cache, load_game
 from .errors import LudoFlowError
 
 
@@ -48,9 +48,9 @@ def game_from_args(args):
     return load_game(args.game, args.variant, **parse_params(args.param))
 
 
-def state_from_args(args):
+def state_from_args(args, game=None):
     """Return the State the shared options describe (start or position, then --after)."""
-    game = game_from_args(args)
+    game = game_from_args(args) if game is None else game
     state = game.new_initial_state() if args.position is None else game.from_string(args.position)
     return state.apply_sequence(args.after)
 
@@ -59,7 +59,9 @@ def cmd_perft(args):
     """Print perft (with --divide first each action, sorted by notation, and its count); the count last."""
     if args.depth < 0:
         raise CommandError(f"--depth must be >= 0, got {args.depth}")
-    state = state_from_args(args)
+    game = game_from_args(args)
+    cache.warm(game, perft=True)
+    state = state_from_args(args, game)
     k = state.kernels
     start = time.perf_counter()
     if args.divide and args.depth > 0:
@@ -109,10 +111,12 @@ def _stat_lines(state, stats):
 
 def cmd_bestmove(args):
     """Print the agent's search statistics, then its chosen action alone on the last line."""
-    state = state_from_args(args)
+    game = game_from_args(args)
+    agent = _make_agent(args.agent, game)
+    cache.warm(game, specs=[args.agent])
+    state = state_from_args(args, game)
     if state.is_terminal():
         raise CommandError(f"the game is over ({state.result_string()}): no move to choose")
-    agent = _make_agent(args.agent, state.game)
     action = agent.select_action(state)
     for line in _stat_lines(state, agent.last_stats):
         print(line)
@@ -122,9 +126,11 @@ def cmd_bestmove(args):
 def cmd_play(args):
     """Play a game between two agents; print its moves and end with the result line."""
     from agents.play import play_game
-    state = state_from_args(args)
-    white = _make_agent(args.white, state.game)
-    black = _make_agent(args.black, state.game)
+    game = game_from_args(args)
+    white = _make_agent(args.white, game)
+    black = _make_agent(args.black, game)
+    cache.warm(game, specs=[args.white, args.black])
+    state = state_from_args(args, game)
     ply = [0]
 
     def show(before, action, agent):
@@ -150,7 +156,16 @@ def cmd_tournament(args):
     games = args.games if args.games is not None else DEFAULT_GAMES
     openings = args.openings if args.openings is not None else (DEFAULT_OPENINGS if defaults else None)
     out = args.out or time.strftime(f"tournament-{args.game}-%Y%m%d-%H%M%S.jsonl")
-    state = state_from_args(args)
+    game = game_from_args(args)
+    specs = agents + ([args.gauntlet] if args.gauntlet else [])
+    try:
+        for spec in specs:
+            _make_agent(spec, game)
+    except CommandError:
+        pass  # the tournament reports a bad spec itself
+    else:
+        cache.warm(game, specs=specs)  # the engine too: the schedule's openings need it first
+    state = state_from_args(args, game)
     try:
         start = state.to_string()
     except ValueError:
@@ -196,6 +211,8 @@ def cmd_replay(args):
     from agents.records import find_record, read_records, replay_states
     records, _ = read_records(args.file)
     record = find_record(records, args.game_id)
+    if record.get("game") in GAMES:
+        cache.warm(load_game(record["game"]))
     print(f"# {record['id']} ({record['game']} {record.get('variant')}): "
           f"White {record['white']} - Black {record['black']}")
     if record.get("opening"):
@@ -241,6 +258,38 @@ def cmd_ratings(args):
         print(ratings.format_ratings_table(table))
     if args.plots:
         _plots(table, args.plots)
+
+
+def cmd_warmup(args):
+    """Compile (or load from the cache) every entry point of the named games; print what each did."""
+    names = args.games or list(GAMES)
+    for name in names:
+        if name not in GAMES:
+            raise CommandError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}")
+    entries = args.entry or list(cache.ENTRY_POINTS)
+    print(f"# cache: {cache.cache_dir()}", flush=True)
+    total = time.perf_counter()
+    for name in names:
+        game = load_game(name)
+        for entry in entries:
+            info = cache.warm(game, perft=entry == "perft", specs=cache.entry_specs(entry))
+            did = (f"compiled {sum(info.compiled.values())} functions" if info.compiled
+                   else "loaded from the cache")
+            print(f"{name:<10} {entry:<11} {did:<24} {info.seconds:6.1f} s", flush=True)
+    print(f"# {time.perf_counter() - total:.1f} s; the cache holds "
+          f"{cache.folder_size(cache.cache_dir()) / 1e6:.1f} MB in {cache.cache_dir()}")
+
+
+def cmd_cache(args):
+    """Print where the compiled code lives and its size (with --clear: delete it first)."""
+    if args.clear:
+        removed = cache.clear_cache()
+        print(f"# removed {len(removed)} cache folder(s) and file(s)", file=sys.stderr)
+    here = cache.cache_dir()
+    print(here)
+    for path in cache.cache_entries(here.parent):
+        label = "this version" if path == here else "another version"
+        print(f"# {label}: {path.name} ({cache.folder_size(path) / 1e6:.1f} MB)", file=sys.stderr)
 
 
 def build_parser():
@@ -295,6 +344,14 @@ def build_parser():
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")
     p.set_defaults(run=cmd_ratings)
+    p = sub.add_parser("warmup", help="compile every engine and agent ahead of time (numba's cache)")
+    p.add_argument("games", nargs="*", metavar="GAME", help="flow, tolkuchka (default: all)")
+    p.add_argument("--entry", nargs="+", choices=cache.ENTRY_POINTS,
+                   help="only these entry points (default: all)")
+    p.set_defaults(run=cmd_warmup)
+    p = sub.add_parser("cache", help="print the folder of the compiled code (numba's cache)")
+    p.add_argument("--clear", action="store_true", help="delete the compiled code of every version")
+    p.set_defaults(run=cmd_cache)
     return parser
 
 

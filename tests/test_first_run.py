@@ -1,0 +1,82 @@
+"""The first run says on stderr that it compiles; a cached start is silent (ludo_flow.cache).
+
+The command-line checks run `ludo-flow` on a copy of the package in a temporary folder with a new
+cache folder, so other edits to the tree under test cannot change the cache's key between the
+two processes. No test asserts on time.
+"""
+import io
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+from types import SimpleNamespace
+
+from ludo_flow import cache
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def ludo_flow_command(root, base, *args):
+    """Run `ludo-flow ARGS` on the copy in `root`, caching under `base`; return the finished process."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env.update(PYTHONPATH=str(root), LUDO_FLOW_CACHE_DIR=str(base))
+    done = subprocess.run([sys.executable, "-m", "ludo_flow.cli", *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
+def test_perft_announces_its_first_compile_and_a_cached_start_is_silent(tmp_path):
+    root = tmp_path / "package"
+    for name in ("ludo_flow", "agents"):
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    base = tmp_path / "cache"
+    first = ludo_flow_command(root, base, "perft", "flow", "--depth", "1")
+    assert first.stdout.strip() == "41"
+    lines = first.stderr.splitlines()
+    assert "compiling the Flow engine and perft" in lines[0], first.stderr
+    assert "happens once" in lines[0] and "about" in lines[0] and str(base) in lines[0]
+    assert lines[-1].startswith("ludo-flow: compiled the Flow engine and perft in ")
+    second = ludo_flow_command(root, base, "perft", "flow", "--depth", "1")
+    assert second.stdout.strip() == "41"
+    assert second.stderr == ""
+    warmup = ludo_flow_command(root, base, "warmup", "flow", "--entry", "perft")
+    assert warmup.stderr == ""
+    assert warmup.stdout.splitlines()[0].startswith(f"# cache: {base}{os.sep}ludo_flow-")
+    assert warmup.stdout.splitlines()[1].split()[:5] == ["flow", "perft", "loaded", "from", "the"]
+
+
+# ---- the notice itself, without numba -----------------------------------------------------------
+def not_cached(tmp_path):
+    """Return a stand-in for a jitted function that numba's cache does not hold."""
+    return SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(
+        _index_path=str(tmp_path / "missing.nbi"))))
+
+
+def test_a_function_missing_from_the_cache_is_announced_at_once(tmp_path):
+    out = io.StringIO()
+    with cache.compiling("the Flow engine", 12, functions=[not_cached(tmp_path)], stream=out) as info:
+        assert out.getvalue().startswith("ludo-flow: compiling the Flow engine for this machine; "
+                                         "this happens once (about 10 s)")
+    assert info.announced
+    assert out.getvalue().splitlines()[-1].startswith("ludo-flow: compiled the Flow engine in ")
+
+
+def test_a_quick_block_is_silent_and_a_slow_one_is_announced_while_it_runs(tmp_path):
+    cached = tmp_path / "cached.nbi"
+    cached.write_bytes(b"")
+    present = SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(cached))))
+    out = io.StringIO()
+    with cache.compiling("the MCTS search", 15, functions=[present], stream=out) as info:
+        pass
+    assert out.getvalue() == "" and not info.announced
+    with cache.compiling("the MCTS search", 15, delay=0.05, stream=out) as info:
+        deadline = time.monotonic() + 30
+        while not out.getvalue() and time.monotonic() < deadline:
+            time.sleep(0.01)
+    assert info.announced
+    text = out.getvalue().splitlines()
+    assert text[0].startswith("ludo-flow: compiling the MCTS search") and "about 15 s" in text[0]
+    assert text[-1].startswith("ludo-flow: compiled the MCTS search in ")
