@@ -12,15 +12,16 @@ _configure_cache()  # first: numba reads its cache folder when each @njit functi
 from .errors import ActionError, LudoFlowError, ParameterError, PositionError
 from .flow.game import FlowGame, FlowState
 from .outcome import Outcome, Termination
+from .registry import ENTRIES
 from .tolkuchka.game import TolkuchkaGame, TolkuchkaState
 
 __version__ = "0.1.0"
 
-GAMES = {"flow": FlowGame, "tolkuchka": TolkuchkaGame}
+GAMES = {entry.name: entry.game_class for entry in ENTRIES}  # name -> Game class, from ludo_flow.registry
 
 
 def load_game(name, variant=None, **params):
-    """Return the Game called `name` ('flow' or 'tolkuchka') with a variant and parameters."""
+    """Return the Game called `name` (a key of GAMES: 'flow', 'tolkuchka') with a variant and parameters."""
     if name not in GAMES:
         raise ParameterError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}")
     return GAMES[name](variant, **params)

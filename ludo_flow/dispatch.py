@@ -4,7 +4,7 @@ A jitted search reaches the game kernels through these module-level functions, n
 function passed as an argument or a closure built by a factory: numba caches a module-level
 `@njit(cache=True)` function that calls other module-level jitted functions, but recompiles a
 closure or a function taking a function argument in every new process (DESIGN.md, "Compile
-once, load from cache"). The game id is `Game.game_id`: FLOW = 0, TOLKUCHKA = 1.
+once, load from cache"). The game id is `Game.game_id`, from `ludo_flow.registry`.
 
 Every game's state is a 1-d uint64 array, so all branches type alike; `MAX_ACTIONS` is the
 largest action buffer any game needs.
@@ -20,16 +20,16 @@ by copying IR, and each inlined copy adds compile time.
 import numpy as np
 from numba import njit
 
+from . import registry
 from .flow import kernels as flow
 from .rng import rand_below
 from .tolkuchka import kernels as tolkuchka
 
-FLOW = 0
-TOLKUCHKA = 1
-GAME_IDS = (FLOW, TOLKUCHKA)
-MAX_ACTIONS = max(flow.MAX_ACTIONS, tolkuchka.MAX_ACTIONS)
-# An upper bound (exclusive) of every action id of every game: history tables use it.
-ACTION_SPACE = max(flow.WASH_BASE + 64, 64 * 8)
+FLOW = registry.BY_NAME["flow"].game_id
+TOLKUCHKA = registry.BY_NAME["tolkuchka"].game_id
+GAME_IDS = tuple(e.game_id for e in registry.ENTRIES)
+MAX_ACTIONS = max(e.max_actions for e in registry.ENTRIES)  # an action buffer for every game
+ACTION_SPACE = max(e.action_space for e in registry.ENTRIES)  # every action id is below it
 
 ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
 
@@ -205,12 +205,8 @@ def playout_in_place(game, state, rng, max_plies):
 
 
 def kernels_of(game_id):
-    """Return the kernel module of a game id (Python side, for tests and tools)."""
-    if game_id == FLOW:
-        return flow
-    if game_id == TOLKUCHKA:
-        return tolkuchka
-    raise ValueError(f"unknown game id {game_id!r}; known: {', '.join(map(str, GAME_IDS))}")
+    """Return the kernel module of a game id (Python side, for tests and tools; ValueError if unknown)."""
+    return registry.entry_of(game_id).kernels
 
 
 @njit(cache=True)

@@ -79,7 +79,7 @@ class FlowState(State):
             return "~" + square_name(action - K.WASH_BASE)
         if 0 <= action < K.WASH_BASE:
             return square_name(action >> 6) + "-" + square_name(action & 63)
-        raise ActionError(f"{action} is not a Flow action (0..{K.WASH_BASE + 63})")
+        raise ActionError(f"{action} is not a Flow action (0..{K.ACTION_SPACE - 1})")
 
     def _check_notation(self, text):
         m = re.fullmatch(r"~([a-h][1-8])|([a-h][1-8])-([a-h][1-8])", text)
@@ -127,9 +127,7 @@ class FlowState(State):
 class FlowGame(Game):
     """Flow: pick a variant ('standard', 'stones', 'fountain') and `max_turns` (default 200)."""
 
-    name = "flow"
-    game_id = 0
-    kernels = K
+    kernels = K  # name and game_id: ludo_flow.registry
     state_class = FlowState
     variants = {
         "standard": "1r1n1n1r/p1p1p1p1/1p1p1p1p/8/8/P1P1P1P1/1P1P1P1P/R1N1N1R1 w 1 - 0",

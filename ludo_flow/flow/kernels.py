@@ -29,7 +29,12 @@ ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
 # max_turns turns were complete (a draw).
 NOT_OVER, FAR_EDGE, OPPONENT_FAR_EDGE, NO_FIRST_STEP, TURN_LIMIT = 0, 1, 2, 3, 4
 WASH_BASE = 4096
-MAX_ACTIONS = 512  # >= 4 rays x 64 targets + 64 washes
+ACTION_SPACE = WASH_BASE + 64  # every action id is below it: steps from * 64 + to, then washes
+# An action buffer's length. A step phase lists steps only: a target square is reached from at
+# most four sides, each by the one movable piece nearest it there (a pawn one or two squares
+# away, or a dame along the empty squares between), so at most 4 x 64 steps. A choose phase
+# lists washes only: at most 64.
+MAX_ACTIONS = 512
 
 FILE_A = uint64(0x0101010101010101)
 FILE_H = uint64(0x8080808080808080)

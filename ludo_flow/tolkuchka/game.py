@@ -65,8 +65,8 @@ class TolkuchkaState(State):
     def action_to_string(self, action):
         """Return a move in notation: the tail's square and the square it lands on, 'b4-d6'."""
         action = int(action)
-        if not 0 <= action < 512:
-            raise ActionError(f"{action} is not a Tolkuchka action (0..511)")
+        if not 0 <= action < K.ACTION_SPACE:
+            raise ActionError(f"{action} is not a Tolkuchka action (0..{K.ACTION_SPACE - 1})")
         own = int(self._array[K.BLACK if self.current_player() else K.WHITE])
         tail, d = action >> 3, action & 7
         df, dr = int(K.FILE_STEP[d]), int(K.RANK_STEP[d])
@@ -115,9 +115,7 @@ class TolkuchkaState(State):
 class TolkuchkaGame(Game):
     """Tolkuchka: the standard setup, `quiet_plies` (default 50) and `max_plies` (default 400)."""
 
-    name = "tolkuchka"
-    game_id = 1
-    kernels = K
+    kernels = K  # name and game_id: ludo_flow.registry
     state_class = TolkuchkaState
     variants = {"standard": "8/2BBB3/1W1B4/W1W1B1B1/1W1W1B1B/4W1B1/3WWW2/8 w - 0 0"}
     param_ranges = {"quiet_plies": (K.DEFAULT_QUIET_PLIES, 1, 100000),

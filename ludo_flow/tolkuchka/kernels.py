@@ -1,4 +1,4 @@
-"""Tolkuchka kernels: the whole rule set (rules/TOLKUCHKA.md) as numba functions over one uint64 array.
+"""Tolkuchka kernels: the whole rule set (RULES.md, "Tolkuchka") as numba functions over one uint64 array.
 
 State layout (`STATE_SIZE` words): the White and Black boards, the side to move, the ko word,
 the count of consecutive plies without a knock, the ply count, and the two draw limits.
@@ -28,7 +28,8 @@ ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
 # losses); `quiet_plies` plies in a row knocked nothing, or `max_plies` plies were played (both
 # draws). Not QUIET_PLIES / MAX_PLIES: those name the state's limit slots.
 NOT_OVER, NO_CHECKERS, NO_MOVE, QUIET_LIMIT, PLY_LIMIT = 0, 1, 2, 3, 4
-MAX_ACTIONS = 512  # an action is a row head and a direction: at most 64 x 8, far fewer in play
+ACTION_SPACE = 64 * 8  # every action id is below it: tail square * 8 + direction
+MAX_ACTIONS = 512  # an action buffer's length: every action id fits (far fewer are legal at once)
 DEFAULT_QUIET_PLIES = 50
 DEFAULT_MAX_PLIES = 400
 NO_KO = 0
