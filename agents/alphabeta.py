@@ -9,7 +9,10 @@ are decisions of the same player, so no sign flip (and no window swap) happens t
 Budgets: `depth` (plies), `nodes` and `time` (seconds per move); the first one reached stops
 the search. A fixed depth or node budget with a fixed seed is deterministic. After a stop, the
 move of the last finished iteration is played, unless the interrupted iteration already
-searched its first (the previous best) move fully and then found a better one.
+searched its first (the previous best) move fully and then found a better one. Every
+`_CHECK_EVERY` nodes the search reads the clock (`clock.now`, with or without a time budget),
+which is also where a Ctrl-C is seen (`clock.Interrupts`): the search then stops the same way
+and `select_action` raises `SearchInterrupted` with the move it would have played.
 
 The table (`tt` entries, a power of two; 0 turns it off) is indexed by the kernels' `hash_key`
 and keeps for each entry, in one 32-byte row (a probe costs one cache miss, not five): the
@@ -38,20 +41,21 @@ from ludo_flow import dispatch
 from ludo_flow.inlining import search_loop
 from ludo_flow.memory import prefetch_row, unowned
 
-from .base import AgentError, BaseAgent, Setting, check_state
-from .clock import now
+from .base import AgentError, BaseAgent, Setting, check_memory, check_state
+from .clock import Interrupts, now
 
 WIN = 1000.0
 WIN_BOUND = 500.0  # scores beyond this are wins or losses, not evaluations
 INF = 1.0e9
 EXACT, LOWER, UPPER = 0, 1, 2
 MAX_PLY = 100
-_CHECK_EVERY = 2048  # nodes between two reads of the clock
+_CHECK_EVERY = 2048  # nodes between two reads of the clock (and checks for Ctrl-C)
 _SORTED_MOVES = 6  # moves picked best-first at a node; the rest follow in generation order
 
-# Slots of the int64 control array shared by the whole search.
-NODES, NODE_LIMIT, STOP, SELDEPTH, COUNTDOWN, TT_HITS, USE_CLOCK = 0, 1, 2, 3, 4, 5, 6
-CTL_SIZE = 7
+# Slots of the int64 control array shared by the whole search. INTERRUPTED is set by the
+# SIGINT handler while RUNNING is set (see clock.Interrupts).
+NODES, NODE_LIMIT, STOP, SELDEPTH, COUNTDOWN, TT_HITS, INTERRUPTED, RUNNING = range(8)
+CTL_SIZE = 8
 # Per-ply frame fields of the iterative search: int64 ones, then float64 ones.
 (F_N, F_NEXT, F_DEPTH, F_PLAYER, F_INDEX, F_TTMOVE, F_BEST_MOVE, F_SAME, F_STAGE, F_KILLER0,
  F_KILLER1) = range(11)
@@ -80,18 +84,18 @@ def _terminal_score(code, player, ply):
 
 
 @njit(cache=True, inline="always")
-def _count_node(nodes, countdown, node_limit, use_clock, deadline):
+def _count_node(nodes, countdown, node_limit, deadline, ctl):
     """Count one more node; return (nodes, countdown, stop): stop once the node budget is
-    used up or, every _CHECK_EVERY nodes, once the clock has passed the deadline."""
+    used up or, every _CHECK_EVERY nodes, once the clock has passed the deadline (infinite
+    without a time budget) or a Ctrl-C has set ctl[INTERRUPTED] (during the clock read)."""
     nodes += 1
     if nodes >= node_limit:
         return nodes, countdown, True
-    if use_clock:
-        countdown -= 1
-        if countdown <= 0:
-            countdown = _CHECK_EVERY
-            if now() >= deadline:
-                return nodes, countdown, True
+    countdown -= 1
+    if countdown <= 0:
+        countdown = _CHECK_EVERY
+        if now() >= deadline or ctl[INTERRUPTED] != 0:
+            return nodes, countdown, True
     return nodes, countdown, False
 
 
@@ -152,7 +156,6 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
     tt_mask = np.uint64(deep - 1) if use_tt else np.uint64(0)
     shallow_mask = np.uint64(shallow - 1) if use_tt else np.uint64(0)
     node_limit = ctl[NODE_LIMIT]
-    use_clock = ctl[USE_CLOCK] != 0
     nodes = ctl[NODES]
     countdown = ctl[COUNTDOWN]
     seldepth = ctl[SELDEPTH]
@@ -205,8 +208,8 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                             value = v
                             hit = True
             if not hit:
-                nodes, countdown, stopped = _count_node(nodes, countdown, node_limit, use_clock,
-                                                        deadline)
+                nodes, countdown, stopped = _count_node(nodes, countdown, node_limit, deadline,
+                                                        ctl)
                 if stopped:
                     break
                 if leaf:  # only a search called with depth 0 (or at MAX_PLY) gets here
@@ -334,8 +337,8 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
             frames[ply, F_SAME] = 1 if same else 0
             if e_depth <= 0 or ply + 1 >= MAX_PLY:
                 # A leaf at the horizon (most nodes are): valued here, without opening a frame.
-                nodes, countdown, stopped = _count_node(nodes, countdown, node_limit, use_clock,
-                                                        deadline)
+                nodes, countdown, stopped = _count_node(nodes, countdown, node_limit, deadline,
+                                                        ctl)
                 if stopped:
                     break
                 if ply + 1 > seldepth:
@@ -467,6 +470,7 @@ def search(game, root, max_depth, root_moves, states, moves, order, tt, tt_value
     frames = unowned(frames)
     bounds = unowned(bounds)
     keys = unowned(keys)
+    ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
     states[0, :] = root
     scores = np.zeros(n, dtype=np.float64)
     best_move = root_moves[0]
@@ -526,19 +530,48 @@ def search(game, root, max_depth, root_moves, states, moves, order, tt, tt_value
             scores[j + 1] = v
         if best_score > WIN_BOUND or best_score < -WIN_BOUND:
             break  # a forced result within the horizon: deeper search cannot change it
+    ctl[RUNNING] = 0
     return best_move, best_score, done_depth, pv_n
 
 
+def table_bytes(entries):
+    """Return the bytes of the transposition table the `tt` setting asks for."""
+    return table_rows(entries) * TT_WORDS * 8
+
+
 class AlphaBetaAgent(BaseAgent):
-    """Negamax alpha-beta with iterative deepening, transposition table and move ordering."""
+    """Negamax alpha-beta with iterative deepening, transposition table and move ordering.
+
+    `last_stats` has exactly the keys of `STATS_KEYS` after every move, however it ended:
+
+    - `nodes` (int): nodes searched (states generated or evaluated; table answers not counted)
+    - `depth` (int): depth of the last finished iteration (0: none finished)
+    - `seldepth` (int): the deepest ply reached
+    - `score` (float or None): the played move's score from the mover's view (a win found p
+      plies down is 1000 - p); None when nothing was searched
+    - `pv` (list of int): the principal variation, starting with the move played (empty if
+      the search was stopped before it finished searching any move)
+    - `time` (float): seconds spent in `select_action`
+    - `nodes_per_second` (float): nodes / time
+    - `tt_hits` (int): nodes answered by the transposition table
+    - `stopped` (str): why the search ended: "depth" (the depth budget was searched),
+      "forced result" (a win or loss within the horizon), "nodes", "time", "interrupted"
+      (Ctrl-C: `select_action` raised SearchInterrupted), "single legal action" (no search)
+
+    Ctrl-C stops the search within `_CHECK_EVERY` nodes (see `clock.Interrupts`; main thread
+    only) and raises `SearchInterrupted` carrying the move the search would have played."""
 
     agent_name = "alphabeta"
+    STATS_KEYS = ("nodes", "depth", "seldepth", "score", "pv", "time", "nodes_per_second",
+                  "tt_hits", "stopped")
     settings = {
         "depth": Setting(int, 4, "maximum depth in plies (decisions)", low=1, high=MAX_PLY - 1),
         "nodes": Setting(int, 0, "node budget per move (0: none)", low=0),
         "time": Setting(float, 0.0, "seconds per move (0: none)", low=0.0),
         "tt": Setting(int, 1 << 20, "transposition table entries, a power of two (0: off); "
-                      "depth-1 nodes use a further small table of up to 8192 entries", low=0),
+                      "depth-1 nodes use a further small table of up to 8192 entries; "
+                      "32 bytes an entry, at most the machine's memory", low=0,
+                      memory=table_bytes),
         "seed": Setting(int, 0, "random seed (orders equal root moves)", low=0),
     }
 
@@ -563,8 +596,14 @@ class AlphaBetaAgent(BaseAgent):
             return self._tables
         state_size = array.size
         size = self.options["tt"]
-        # One row per entry (key, value, info, unused): a probe touches one cache line.
-        tt = np.zeros((table_rows(size), TT_WORDS), dtype=np.uint64)
+        self._tables = None
+        try:
+            # One row per entry (key, value, info, unused): a probe touches one cache line.
+            tt = np.zeros((table_rows(size), TT_WORDS), dtype=np.uint64)
+        except MemoryError:
+            check_memory("alphabeta", f"setting tt={size}", table_bytes(size))
+            raise AgentError(f"alphabeta: setting tt={size}: the table's {table_bytes(size)} "
+                             "bytes could not be allocated (too little free memory)") from None
         self._tables = dict(
             states=np.zeros((MAX_PLY + 1, state_size), dtype=np.uint64),
             moves=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int32),
@@ -583,7 +622,9 @@ class AlphaBetaAgent(BaseAgent):
         return self._tables
 
     def select_action(self, state):
-        """Return the best action found within the budgets (the state is not changed)."""
+        """Return the best action found within the budgets (the state is not changed).
+
+        Raises SearchInterrupted (a KeyboardInterrupt) on Ctrl-C, after setting `last_stats`."""
         game_id, array = check_state(state)
         start = time.perf_counter()
         legal = np.array(state.legal_actions(), dtype=np.int32)
@@ -591,33 +632,42 @@ class AlphaBetaAgent(BaseAgent):
         if legal.size == 1:
             self.last_stats = {"nodes": 0, "depth": 0, "seldepth": 0, "score": None,
                                "pv": [int(legal[0])], "time": time.perf_counter() - start,
-                               "tt_hits": 0, "stopped": "single legal action"}
+                               "nodes_per_second": 0.0, "tt_hits": 0,
+                               "stopped": "single legal action"}
             return int(legal[0])
         t = self._ensure_tables(game_id, array)
         ctl = np.zeros(CTL_SIZE, dtype=np.int64)
         ctl[NODE_LIMIT] = self.options["nodes"] or np.iinfo(np.int64).max
         ctl[COUNTDOWN] = _CHECK_EVERY
         budget = self.options["time"]
-        ctl[USE_CLOCK] = 1 if budget > 0 else 0
         deadline = start + budget if budget > 0 else np.inf
         out_pv = np.zeros(MAX_PLY + 1, dtype=np.int32)
         t["killers"].fill(-1)
         t["history"] //= 8  # keep old cutoff statistics as a hint, not a rule
-        action, score, depth, pv_n = search(
-            game_id, array.copy(), self.options["depth"], legal, t["states"], t["moves"],
-            t["order"], t["tt"], t["tt_values"],
-            t["killers"], t["history"], t["pv"], t["pv_len"], t["frames"], t["bounds"], t["keys"],
-            ctl, deadline, out_pv)
+        with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
+            action, score, depth, pv_n = search(
+                game_id, array.copy(), self.options["depth"], legal, t["states"], t["moves"],
+                t["order"], t["tt"], t["tt_values"],
+                t["killers"], t["history"], t["pv"], t["pv_len"], t["frames"], t["bounds"],
+                t["keys"], ctl, deadline, out_pv)
         elapsed = time.perf_counter() - start
         stopped = "depth"
-        if ctl[STOP]:
-            stopped = "nodes" if ctl[NODES] >= ctl[NODE_LIMIT] else "time"
+        if interrupts.interrupted:
+            stopped = "interrupted"
+        elif ctl[STOP]:
+            if ctl[NODES] >= ctl[NODE_LIMIT]:
+                stopped = "nodes"
+            else:
+                stopped = "time"
         elif abs(score) > WIN_BOUND:
             stopped = "forced result"
         self.last_stats = {
             "nodes": int(ctl[NODES]), "depth": int(depth), "seldepth": int(ctl[SELDEPTH]),
-            "score": float(score), "pv": [int(a) for a in out_pv[:pv_n]], "time": elapsed,
-            "nodes_per_second": ctl[NODES] / elapsed if elapsed > 0 else 0.0,
+            "score": float(score) if pv_n > 0 else None,
+            "pv": [int(a) for a in out_pv[:pv_n]], "time": elapsed,
+            "nodes_per_second": float(ctl[NODES]) / elapsed if elapsed > 0 else 0.0,
             "tt_hits": int(ctl[TT_HITS]), "stopped": stopped,
         }
+        interrupts.deliver(f"{self.spec()}: search interrupted after {int(ctl[NODES])} nodes "
+                           f"(depth {int(depth)} finished)", int(action), self.last_stats)
         return int(action)

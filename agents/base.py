@@ -1,9 +1,58 @@
 """The Agent interface and the typed settings every agent declares (parsed from spec strings)."""
+import math
+import os
 from typing import Protocol, runtime_checkable
 
 
 class AgentError(ValueError):
     """An agent name, setting or value is wrong (the message lists what is allowed)."""
+
+
+class SearchInterrupted(KeyboardInterrupt):
+    """Ctrl-C (SIGINT) stopped a search: `select_action` raises this KeyboardInterrupt.
+
+    `action` is the best action found before the stop (None if there was none) and `stats`
+    the agent's `last_stats` of that search (`stopped` is "interrupted"). The state given to
+    `select_action` is unchanged and the agent can be used again."""
+
+    def __init__(self, message, action=None, stats=None):
+        super().__init__(message)
+        self.action = action
+        self.stats = stats if stats is not None else {}
+
+
+# Used when the machine's memory cannot be read (os.sysconf is missing, e.g. on Windows).
+FALLBACK_MEMORY_BYTES = 64 << 30
+
+
+def machine_memory():
+    """Return the machine's physical memory in bytes (FALLBACK_MEMORY_BYTES if unknown)."""
+    try:
+        pages = os.sysconf("SC_PHYS_PAGES")
+        page = os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        return FALLBACK_MEMORY_BYTES
+    if pages <= 0 or page <= 0:
+        return FALLBACK_MEMORY_BYTES
+    return pages * page
+
+
+def _size(n):
+    """Return a byte count for people: '35.2 TB (35184372088832 bytes)'."""
+    value, unit = float(n), "bytes"
+    for name in ("KB", "MB", "GB", "TB", "PB"):
+        if value < 1000:
+            break
+        value, unit = value / 1000, name
+    return f"{n} bytes" if unit == "bytes" else f"{value:.1f} {unit} ({n} bytes)"
+
+
+def check_memory(agent_name, what, needed):
+    """Raise AgentError if `needed` bytes (for `what`) exceed the machine's memory."""
+    have = machine_memory()
+    if needed > have:
+        raise AgentError(f"{agent_name}: {what} would take {_size(needed)} of memory; this "
+                         f"machine has {_size(have)}")
 
 
 @runtime_checkable
@@ -12,7 +61,9 @@ class Agent(Protocol):
 
     `select_action` returns a legal action (an int) for the player to move and never changes
     the state; `reset` starts a new game (clears tables and trees, reseeds). After each move
-    `last_stats` holds the search statistics of that move (a dict)."""
+    `last_stats` holds the search statistics of that move (a dict whose keys are always the
+    agent class's `STATS_KEYS`, whichever way the search ended). Ctrl-C during a search raises
+    `SearchInterrupted` (a KeyboardInterrupt) and leaves state and agent usable."""
 
     name: str
     last_stats: dict
@@ -25,13 +76,14 @@ class Agent(Protocol):
 class Setting:
     """One named, typed, bounded option of an agent (`depth`, `simulations`, `time`, ...)."""
 
-    def __init__(self, kind, default, help, low=None, high=None, choices=None):
+    def __init__(self, kind, default, help, low=None, high=None, choices=None, memory=None):
         self.kind = kind          # int, float or str
         self.default = default
         self.help = help
         self.low = low
         self.high = high
         self.choices = choices
+        self.memory = memory      # value -> bytes it makes the agent allocate (checked)
 
     def parse(self, agent_name, key, value):
         """Return `value` (a string from a spec, or a Python value) converted and checked."""
@@ -49,6 +101,8 @@ class Setting:
         except (TypeError, ValueError):
             raise AgentError(f"{agent_name}: setting {key} must be {self.kind.__name__}, "
                              f"got {value!r}") from None
+        if self.kind is float and not math.isfinite(out):
+            raise AgentError(f"{agent_name}: setting {key} must be a finite number, got {value!r}")
         if self.choices is not None and out not in self.choices:
             raise AgentError(f"{agent_name}: setting {key} must be one of "
                              f"{', '.join(map(str, self.choices))}, got {out!r}")
@@ -56,6 +110,8 @@ class Setting:
             raise AgentError(f"{agent_name}: setting {key} must be >= {self.low}, got {out}")
         if self.high is not None and out > self.high:
             raise AgentError(f"{agent_name}: setting {key} must be <= {self.high}, got {out}")
+        if self.memory is not None:
+            check_memory(agent_name, f"setting {key}={out}", self.memory(out))
         return out
 
     def describe(self, key):
@@ -68,6 +124,7 @@ class BaseAgent:
 
     agent_name = ""
     settings = {}  # key -> Setting
+    STATS_KEYS = ()  # the keys of `last_stats` after every select_action (documented per agent)
 
     def __init__(self, **options):
         unknown = sorted(set(options) - set(self.settings))

@@ -5,9 +5,13 @@ from .base import BaseAgent, check_state
 
 
 class HumanAgent(BaseAgent):
-    """Reads the action in notation from a person (stdin by default) and checks it is legal."""
+    """Reads the action in notation from a person (stdin by default) and checks it is legal.
+
+    `last_stats` is always empty (`STATS_KEYS` is empty). Ctrl-C at the prompt, or the end of
+    the input, raises KeyboardInterrupt."""
 
     agent_name = "human"
+    STATS_KEYS = ()
     settings = {}
 
     def __init__(self, input_fn=None, output=None, **options):

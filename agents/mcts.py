@@ -22,6 +22,10 @@ towards positions that convert (Tolkuchka's random games mostly end in the quiet
 Budgets: `simulations` and `time` (seconds); `memory` bounds the nodes: when the tree is
 full the search stops cleanly and answers from what it has. `reuse=1` keeps the subtree of
 the position reached at the next move (found by comparing states, up to 16 plies down).
+Every `_CHECK_EVERY` simulations the search reads the clock (`clock.now`, with or without a
+time budget), which is also where a Ctrl-C is seen (`clock.Interrupts`): the search stops
+between two simulations, and `select_action` raises `SearchInterrupted` with the most visited
+root action so far.
 """
 import time
 
@@ -31,19 +35,36 @@ from numba import njit
 from ludo_flow import dispatch
 from ludo_flow.rng import new_rng, rand_below
 
-from .base import AgentError, BaseAgent, Setting, check_state
-from .clock import now
+from .base import AgentError, BaseAgent, Setting, check_memory, check_state
+from .clock import Interrupts, now
 
-# Slots of the int64 control array.
-NODES, SLOTS, SIMS, STOP, MAX_DEPTH, ROOT_PROVEN, USE_CLOCK = 0, 1, 2, 3, 4, 5, 6
-CTL_SIZE = 7
-STOP_NONE, STOP_BUDGET, STOP_TIME, STOP_MEMORY, STOP_PROVEN = 0, 1, 2, 3, 4
+# Slots of the int64 control array. INTERRUPTED is set by the SIGINT handler while RUNNING is
+# set (see clock.Interrupts).
+NODES, SLOTS, SIMS, STOP, MAX_DEPTH, ROOT_PROVEN, INTERRUPTED, RUNNING = range(8)
+CTL_SIZE = 8
+STOP_NONE, STOP_BUDGET, STOP_TIME, STOP_MEMORY, STOP_PROVEN, STOP_INTERRUPTED = range(6)
 STOP_NAMES = {STOP_NONE: "none", STOP_BUDGET: "simulations", STOP_TIME: "time",
-              STOP_MEMORY: "memory full", STOP_PROVEN: "root proven"}
+              STOP_MEMORY: "memory full", STOP_PROVEN: "root proven",
+              STOP_INTERRUPTED: "interrupted"}
 MAX_PATH = 4096
-_CHECK_EVERY = 64  # simulations between two reads of the clock
+_CHECK_EVERY = 64  # simulations between two reads of the clock (and checks for Ctrl-C)
 FIND_DEPTH = 16
 _TABLE = 8192  # visit counts below this use the precomputed 1/n and 1/sqrt(n)
+
+
+# Bytes a tree node takes in the Tree's arrays (parent, action, first_child, n_children,
+# n_tried, slot: int32; visits: int64; value, term_value: float64; mover, player, proven,
+# term: int8), plus the two int64 work arrays of a reuse; the state pool adds an eighth of a
+# state per node (`tree_bytes`).
+NODE_BYTES = 6 * 4 + 8 + 2 * 8 + 4 * 1
+REUSE_BYTES = 2 * 8
+
+
+def tree_bytes(max_nodes, state_size=0):
+    """Return the bytes of a tree of `max_nodes` nodes for states of `state_size` words (0:
+    the nodes alone, a lower bound for any game), with the work arrays of a reuse."""
+    pool = max(64, max_nodes // 8)
+    return max_nodes * (NODE_BYTES + REUSE_BYTES) + pool * state_size * 8
 
 
 class Tree:
@@ -137,9 +158,23 @@ def _propagate(node, parent, first_child, n_children, n_tried, mover, player, pr
 def run(game, parent, action, first_child, n_children, n_tried, visits, value, mover, player,
         proven, term, term_value, slot, pool, ctl, sim_limit, deadline, c_uct, draw_eval, cutoff,
         rng, scratch, buf, path):
-    """Run simulations until `sim_limit` more are done or a stop (time, memory, proven root).
+    """Run simulations until `sim_limit` more are done or a stop (time, memory, proven root,
+    Ctrl-C).
 
     Returns the stop reason (STOP_*). The tree must have been made by `init_root` (or kept)."""
+    ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
+    stop = _simulate(game, parent, action, first_child, n_children, n_tried, visits, value,
+                     mover, player, proven, term, term_value, slot, pool, ctl, sim_limit,
+                     deadline, c_uct, draw_eval, cutoff, rng, scratch, buf, path)
+    ctl[RUNNING] = 0
+    return stop
+
+
+@njit(cache=True)
+def _simulate(game, parent, action, first_child, n_children, n_tried, visits, value, mover,
+              player, proven, term, term_value, slot, pool, ctl, sim_limit, deadline, c_uct,
+              draw_eval, cutoff, rng, scratch, buf, path):
+    """The body of `run`: simulations until a budget or a stop; return the stop reason."""
     max_nodes = parent.size
     max_slots = pool.shape[0]
     # UCT scans every child at every level: tables of 1/n and 1/sqrt(n) spare a division and
@@ -158,12 +193,16 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
             return STOP_PROVEN
         if done >= sim_limit:
             return STOP_BUDGET
-        if ctl[USE_CLOCK]:
-            countdown -= 1
-            if countdown <= 0:
-                countdown = _CHECK_EVERY
-                if now() >= deadline:
-                    return STOP_TIME
+        countdown -= 1
+        if countdown <= 0:
+            # The clock is read with or without a time budget (the deadline is then
+            # infinite): the object-mode call is where a pending Ctrl-C is seen.
+            countdown = _CHECK_EVERY
+            t = now()
+            if ctl[INTERRUPTED] != 0:
+                return STOP_INTERRUPTED
+            if t >= deadline:
+                return STOP_TIME
         node = 0
         depth = 0
         path[0] = 0
@@ -380,9 +419,30 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
 
 
 class MCTSAgent(BaseAgent):
-    """UCT Monte Carlo tree search with random playouts, jitted, with an optional kept tree."""
+    """UCT Monte Carlo tree search with random playouts, jitted, with an optional kept tree.
+
+    `last_stats` has exactly the keys of `STATS_KEYS` after every move, however it ended:
+
+    - `simulations` (int): simulations run for this move
+    - `nodes` (int): nodes in the tree after the search (kept ones included)
+    - `depth` (int): the deepest selection path (plies from the root)
+    - `time` (float): seconds spent in `select_action`
+    - `simulations_per_second` (float): simulations / time
+    - `root_visits` (int): visits of the root (kept ones included)
+    - `visits` (list of (action, visits, mean value)): the ten most visited root actions, the
+      value from the mover's view in [-1, 1]
+    - `proven` (str or None): "win" or "loss" when the solver proved the root, else None
+    - `reused_nodes` (int): nodes kept from the previous move's tree (`reuse=1`)
+    - `stopped` (str): why the search ended: "simulations" (the budget was run), "time",
+      "memory full" (the tree is full), "root proven", "interrupted" (Ctrl-C:
+      `select_action` raised SearchInterrupted), "single legal action" (no search)
+
+    Ctrl-C stops the search within `_CHECK_EVERY` simulations (see `clock.Interrupts`; main
+    thread only) and raises `SearchInterrupted` carrying the most visited root action."""
 
     agent_name = "mcts"
+    STATS_KEYS = ("simulations", "nodes", "depth", "time", "simulations_per_second",
+                  "root_visits", "visits", "proven", "reused_nodes", "stopped")
     settings = {
         "simulations": Setting(int, 1000, "simulations per move (0: none, then time must be set)",
                                low=0),
@@ -394,8 +454,9 @@ class MCTSAgent(BaseAgent):
                           low=0),
         "reuse": Setting(int, 0, "1: keep the subtree of the next position between moves",
                          low=0, high=1),
-        "memory": Setting(int, 1 << 20, "tree capacity in nodes (the search stops when full)",
-                          low=dispatch.MAX_ACTIONS + 2),
+        "memory": Setting(int, 1 << 20, "tree capacity in nodes (the search stops when full); "
+                          "about 70 bytes a node plus an eighth of a state, at most the "
+                          "machine's memory", low=dispatch.MAX_ACTIONS + 2, memory=tree_bytes),
         "seed": Setting(int, 0, "random seed", low=0),
     }
 
@@ -413,7 +474,15 @@ class MCTSAgent(BaseAgent):
 
     def _tree_for(self, game_id, state_size):
         if self._tree is None or self._tree_game != (game_id, state_size):
-            self._tree = Tree(self.options["memory"], state_size)
+            memory = self.options["memory"]
+            what = f"setting memory={memory} ({state_size}-word states)"
+            check_memory("mcts", what, tree_bytes(memory, state_size))
+            self._tree = None
+            try:
+                self._tree = Tree(memory, state_size)
+            except MemoryError:
+                raise AgentError(f"mcts: {what}: the tree's {tree_bytes(memory, state_size)} "
+                                 "bytes could not be allocated (too little free memory)") from None
             self._tree_game = (game_id, state_size)
             self._has_tree = False
             self._scratch = np.zeros(state_size, dtype=np.uint64)
@@ -421,16 +490,26 @@ class MCTSAgent(BaseAgent):
             self._path = np.zeros(MAX_PATH, dtype=np.int64)
         return self._tree
 
+    def _stats(self, simulations, elapsed, nodes=0, depth=0, root_visits=0, visits=(),
+               proven=None, reused=0, stopped="none"):
+        """Return a `last_stats` dict (every key of STATS_KEYS)."""
+        return {
+            "simulations": simulations, "nodes": nodes, "depth": depth, "time": elapsed,
+            "simulations_per_second": simulations / elapsed if elapsed > 0 else 0.0,
+            "root_visits": root_visits, "visits": list(visits), "proven": proven,
+            "reused_nodes": reused, "stopped": stopped,
+        }
+
     def select_action(self, state):
-        """Return the most visited root action after the search (the state is not changed)."""
+        """Return the most visited root action after the search (the state is not changed).
+
+        Raises SearchInterrupted (a KeyboardInterrupt) on Ctrl-C, after setting `last_stats`."""
         game_id, array = check_state(state)
         start = time.perf_counter()
         legal = state.legal_actions()
         if len(legal) == 1:
-            self.last_stats = {"simulations": 0, "nodes": 0, "depth": 0,
-                               "time": time.perf_counter() - start, "visits": [],
-                               "proven": None, "reused_nodes": 0,
-                               "stopped": "single legal action"}
+            self.last_stats = self._stats(0, time.perf_counter() - start,
+                                          stopped="single legal action")
             return legal[0]
         tree = self._tree_for(game_id, array.size)
         arrays = tree.arrays()
@@ -448,32 +527,36 @@ class MCTSAgent(BaseAgent):
         self._has_tree = True
         ctl = tree.ctl
         budget = self.options["time"]
-        ctl[USE_CLOCK] = 1 if budget > 0 else 0
         deadline = start + budget if budget > 0 else np.inf
         sims = self.options["simulations"] or np.iinfo(np.int64).max
         sims_before = int(ctl[SIMS])
-        stop = run(game_id, *arrays, sims, deadline, self.options["c"], self.options["draw_eval"],
-                   self.options["cutoff"] or -1, self._rng, self._scratch, self._buf, self._path)
+        with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
+            stop = run(game_id, *arrays, sims, deadline, self.options["c"],
+                       self.options["draw_eval"], self.options["cutoff"] or -1, self._rng,
+                       self._scratch, self._buf, self._path)
+        stopped = STOP_NAMES[int(stop)]
+        if interrupts.interrupted:
+            stopped = STOP_NAMES[STOP_INTERRUPTED]
+        simulations = int(ctl[SIMS]) - sims_before
         if tree.n_children[0] <= 0 or tree.first_child[0] < 0:
-            # Not even the root could be expanded (a tiny tree): answer with any legal action.
-            self.last_stats = {"simulations": 0, "stopped": STOP_NAMES[int(stop)]}
-            return legal[0]
-        child = best_child(tree.first_child, tree.n_children, tree.visits, tree.proven, ctl)
-        elapsed = time.perf_counter() - start
-        f, n = int(tree.first_child[0]), int(tree.n_children[0])
-        ranked = sorted(range(f, f + n), key=lambda c: -int(tree.visits[c]))[:10]
-        self.last_stats = {
-            "simulations": int(ctl[SIMS]) - sims_before,
-            "nodes": int(ctl[NODES]),
-            "depth": int(ctl[MAX_DEPTH]),
-            "time": elapsed,
-            "simulations_per_second": (int(ctl[SIMS]) - sims_before) / elapsed if elapsed > 0 else 0.0,
-            "root_visits": int(tree.visits[0]),
-            "visits": [(int(tree.action[c]), int(tree.visits[c]),
-                        float(tree.value[c] / tree.visits[c]) if tree.visits[c] else 0.0)
-                       for c in ranked],
-            "proven": {1: "win", -1: "loss"}.get(int(ctl[ROOT_PROVEN]), None),
-            "reused_nodes": reused,
-            "stopped": STOP_NAMES[int(stop)],
-        }
-        return int(tree.action[child])
+            # Not even the root was expanded (stopped at once): answer with any legal action.
+            action = int(legal[0])
+            self.last_stats = self._stats(simulations, time.perf_counter() - start,
+                                          nodes=int(ctl[NODES]), root_visits=int(tree.visits[0]),
+                                          reused=reused, stopped=stopped)
+        else:
+            child = best_child(tree.first_child, tree.n_children, tree.visits, tree.proven, ctl)
+            action = int(tree.action[child])
+            f, n = int(tree.first_child[0]), int(tree.n_children[0])
+            ranked = sorted(range(f, f + n), key=lambda c: -int(tree.visits[c]))[:10]
+            self.last_stats = self._stats(
+                simulations, time.perf_counter() - start, nodes=int(ctl[NODES]),
+                depth=int(ctl[MAX_DEPTH]), root_visits=int(tree.visits[0]),
+                visits=[(int(tree.action[c]), int(tree.visits[c]),
+                         float(tree.value[c] / tree.visits[c]) if tree.visits[c] else 0.0)
+                        for c in ranked],
+                proven={1: "win", -1: "loss"}.get(int(ctl[ROOT_PROVEN]), None),
+                reused=reused, stopped=stopped)
+        interrupts.deliver(f"{self.spec()}: search interrupted after {simulations} "
+                           "simulations", action, self.last_stats)
+        return action

@@ -5,9 +5,14 @@ from .base import BaseAgent, Setting, check_state
 
 
 class RandomAgent(BaseAgent):
-    """Plays a uniformly random legal action; the same seed gives the same game."""
+    """Plays a uniformly random legal action; the same seed gives the same game.
+
+    `last_stats` has exactly the keys of `STATS_KEYS` after every move:
+
+    - `legal_actions` (int): how many legal actions there were to choose from"""
 
     agent_name = "random"
+    STATS_KEYS = ("legal_actions",)
     settings = {"seed": Setting(int, 0, "random seed", low=0)}
 
     def reset(self, seed=None):
