@@ -109,18 +109,34 @@ def _stat_lines(state, stats):
     return lines
 
 
+def _print_choice(state, stats, action):
+    """Print an agent's statistics, then its action alone on the last line."""
+    for line in _stat_lines(state, stats):
+        print(line)
+    print(state.action_to_string(action), flush=True)
+
+
 def cmd_bestmove(args):
-    """Print the agent's search statistics, then its chosen action alone on the last line."""
+    """Print the agent's search statistics, then its chosen action alone on the last line.
+
+    On Ctrl-C the search stops: the best action found so far is printed the same way and the
+    command exits with status 130."""
+    from agents.base import SearchInterrupted
     game = game_from_args(args)
     agent = _make_agent(args.agent, game)
     cache.warm(game, specs=[args.agent])
     state = state_from_args(args, game)
     if state.is_terminal():
         raise CommandError(f"the game is over ({state.result_string()}): no move to choose")
-    action = agent.select_action(state)
-    for line in _stat_lines(state, agent.last_stats):
-        print(line)
-    print(state.action_to_string(action))
+    try:
+        action = agent.select_action(state)
+    except SearchInterrupted as stop:
+        if stop.action is None:
+            raise
+        _print_choice(state, stop.stats, stop.action)
+        raise KeyboardInterrupt("the move printed is the best one found before the "
+                                "interrupt") from None
+    _print_choice(state, agent.last_stats, action)
 
 
 def cmd_play(args):
@@ -364,8 +380,10 @@ def main(argv=None):
     except LudoFlowError as err:
         print(f"ludo-flow: error: {err}", file=sys.stderr)
         return 2
-    except KeyboardInterrupt:
-        print("ludo-flow: interrupted", file=sys.stderr)
+    except KeyboardInterrupt as err:
+        # A search stopped by Ctrl-C says what it had done (agents.base.SearchInterrupted).
+        print(f"ludo-flow: interrupted: {err}" if str(err) else "ludo-flow: interrupted",
+              file=sys.stderr)
         return 130
     return 0
 
