@@ -49,6 +49,13 @@ def test_spec_strings_set_settings():
     ("mcts:seed", ["key=value"]),
     ("random:seed=1,seed=2", ["given twice"]),
     ("", ["agent spec"]),
+    ("mcts:c=nan", ["c must be a finite number", "'nan'"]),
+    ("mcts:draw_eval=-inf", ["draw_eval must be a finite number"]),
+    ("alphabeta:time=inf", ["time must be a finite number"]),
+    ("mcts:time=1e999", ["time must be a finite number"]),
+    ("alphabeta:tt=1099511627776", ["tt=1099511627776 would take 35.2 TB (35184372350976 bytes)",
+                                    "this machine has"]),
+    ("mcts:memory=99999999999", ["memory=99999999999 would take", "bytes", "this machine has"]),
 ])
 def test_bad_specs_raise_clear_value_errors(spec, words):
     with pytest.raises(ValueError) as info:
@@ -267,3 +274,125 @@ def test_flow_fast_playout_draws_uniformly(after):
     assert set(picks) == set(legal)
     chi2 = sum((n - 150) ** 2 / 150 for n in picks.values())
     assert chi2 < 3 * len(legal)
+
+
+# ---- settings the machine cannot hold, and numbers that are not finite ----------------------
+def test_float_settings_must_be_finite_from_python_too():
+    for value in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(AgentError, match="finite"):
+            make_agent("mcts", c=value)
+        with pytest.raises(AgentError, match="finite"):
+            agents.AlphaBetaAgent(time=value)
+    assert make_agent("mcts", c=1e300).options["c"] == 1e300
+
+
+def test_memory_settings_are_bounded_by_the_machines_memory(monkeypatch):
+    from agents import base
+    from agents.alphabeta import table_bytes
+    from agents.mcts import tree_bytes
+    assert base.machine_memory() > 0
+    monkeypatch.setattr(base, "machine_memory", lambda: 1 << 30)  # a 1 GiB machine
+    assert table_bytes(1 << 24) < 1 << 30 < table_bytes(1 << 25)
+    assert make_agent("alphabeta:tt=16777216").options["tt"] == 1 << 24
+    with pytest.raises(AgentError) as info:
+        make_agent("alphabeta:tt=33554432")
+    assert f"({table_bytes(1 << 25)} bytes)" in str(info.value)
+    assert "this machine has 1.1 GB (1073741824 bytes)" in str(info.value)
+    eight = tree_bytes(1024) - tree_bytes(1016)  # bytes of 8 more nodes (above 512 nodes)
+    nodes = (1 << 30) // eight * 8
+    assert tree_bytes(nodes) <= 1 << 30 < tree_bytes(nodes + 8)
+    make_agent(f"mcts:memory={nodes}")
+    with pytest.raises(AgentError, match="would take"):
+        make_agent(f"mcts:memory={nodes + 8}")
+
+
+def test_machine_memory_falls_back_to_a_fixed_cap(monkeypatch):
+    from agents import base
+
+    def no_sysconf(name):
+        raise ValueError(name)
+
+    monkeypatch.setattr(base.os, "sysconf", no_sysconf)
+    assert base.machine_memory() == base.FALLBACK_MEMORY_BYTES
+
+
+def test_an_allocation_that_fails_is_an_agent_error(monkeypatch):
+    import agents.alphabeta
+    import agents.mcts
+    state = ludo_flow.load_game("flow").new_initial_state()
+    monkeypatch.setattr(agents.alphabeta, "table_rows", lambda entries: 1 << 40)  # 32 TiB
+    with pytest.raises(AgentError, match="setting tt=1048576"):
+        make_agent("alphabeta:depth=1").select_action(state)
+
+    def no_tree(*args):
+        raise MemoryError
+
+    monkeypatch.setattr(agents.mcts, "Tree", no_tree)
+    with pytest.raises(AgentError, match="could not be allocated"):
+        make_agent("mcts:simulations=10").select_action(state)
+
+
+# ---- last_stats: one schema per agent, the same keys on every path ---------------------------
+STATS_TYPES = {
+    "alphabeta": {"nodes": int, "depth": int, "seldepth": int, "score": (float, type(None)),
+                  "pv": list, "time": float, "nodes_per_second": float, "tt_hits": int,
+                  "stopped": str},
+    "mcts": {"simulations": int, "nodes": int, "depth": int, "time": float,
+             "simulations_per_second": float, "root_visits": int, "visits": list,
+             "proven": (str, type(None)), "reused_nodes": int, "stopped": str},
+    "random": {"legal_actions": int},
+    "human": {},
+}
+# Flow "fountain" positions: Black's only legal action (a second step), and a forced result.
+SINGLE_ACTION = "5/3p1/1pP1P/1PP2/5 b 2 d4 7"
+FORCED = "3p1/3p1/1p3/4P/3P1 b 1 - 15"
+
+
+def _check_stats(agent, stopped=None):
+    stats = agent.last_stats
+    assert tuple(stats) == type(agent).STATS_KEYS
+    for key, kind in STATS_TYPES[agent.agent_name].items():
+        assert isinstance(stats[key], kind), (key, stats[key])
+    if stopped is not None:
+        assert stats["stopped"] == stopped
+
+
+def test_the_documented_stats_keys_are_the_classes_keys():
+    assert {name: tuple(types) for name, types in STATS_TYPES.items()} == {
+        name: cls.STATS_KEYS for name, cls in AGENTS.items()}
+    for name, cls in AGENTS.items():
+        for key in cls.STATS_KEYS:
+            assert f"`{key}`" in cls.__doc__, (name, key)
+
+
+@pytest.mark.parametrize("spec,position,stopped", [
+    ("alphabeta:depth=2", None, "depth"),
+    ("alphabeta:depth=4", FORCED, "forced result"),
+    ("alphabeta:depth=60,nodes=5000", None, "nodes"),
+    ("alphabeta:depth=60,time=0.05", None, "time"),
+    ("alphabeta:depth=3", SINGLE_ACTION, "single legal action"),
+    ("mcts:simulations=300", None, "simulations"),
+    ("mcts:simulations=0,time=0.05", None, "time"),
+    ("mcts:simulations=100000,memory=2000", None, "memory full"),
+    ("mcts:simulations=5000", FORCED, "root proven"),
+    ("mcts:simulations=300", SINGLE_ACTION, "single legal action"),
+    ("mcts:simulations=300,reuse=1", None, "simulations"),
+    ("random", None, None),
+    ("random", SINGLE_ACTION, None),
+])
+def test_last_stats_has_the_same_keys_on_every_path(spec, position, stopped):
+    game = ludo_flow.load_game("flow", "fountain")
+    state = game.new_initial_state() if position is None else game.from_string(position)
+    if position == SINGLE_ACTION:
+        assert len(state.legal_actions()) == 1
+    agent = make_agent(spec, game)
+    for _ in range(2):  # a second move too (tables and trees kept)
+        assert agent.select_action(state) in state.legal_actions()
+        _check_stats(agent, stopped)
+
+
+def test_human_stats_are_empty():
+    s = ludo_flow.load_game("tolkuchka").new_initial_state()
+    agent = HumanAgent(input_fn=lambda prompt: "b4-d6", output=io.StringIO())
+    agent.select_action(s)
+    _check_stats(agent)
