@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from ludo_flow import dispatch
+from ludo_flow.registry import ENTRIES
 from ludo_flow.rng import new_rng, rand_below
 
 from .base import AgentError, BaseAgent, Setting, check_memory, check_state
@@ -60,9 +61,11 @@ NODE_BYTES = 6 * 4 + 8 + 2 * 8 + 4 * 1
 REUSE_BYTES = 2 * 8
 
 
-def tree_bytes(max_nodes, state_size=0):
-    """Return the bytes of a tree of `max_nodes` nodes for states of `state_size` words (0:
-    the nodes alone, a lower bound for any game), with the work arrays of a reuse."""
+def tree_bytes(max_nodes, state_size=None):
+    """Return the bytes of a tree of `max_nodes` nodes for states of `state_size` words (None:
+    the largest state of any registered game), with the work arrays of a reuse."""
+    if state_size is None:
+        state_size = max(e.state_size for e in ENTRIES)
     pool = max(64, max_nodes // 8)
     return max_nodes * (NODE_BYTES + REUSE_BYTES) + pool * state_size * 8
 
