@@ -289,6 +289,12 @@ def compiling(what, expected_seconds, functions=(), delay=None, stream=None):
     `compiled` ({function: signatures compiled} during the block)."""
     stream = sys.stderr if stream is None else stream
     info = Compiling(what)
+    from numba.core import config
+    if config.DISABLE_JIT:  # nothing is compiled
+        began = time.perf_counter()
+        yield info
+        info.seconds = time.perf_counter() - began
+        return
     cached = [is_cached(f) for f in functions]
     missing = any(c is False for c in cached)
     if delay is None:
@@ -319,7 +325,8 @@ def compiling(what, expected_seconds, functions=(), delay=None, stream=None):
                 if done.is_set():
                     return
                 if tty:
-                    _write(stream, f"\rludo-flow: compiling ... {elapsed:.0f} s")
+                    _write(stream, f"\rludo-flow: compiling ... {elapsed:.0f} s "
+                                   f"(of about {_duration(expected_seconds)})")
                 elif time.perf_counter() - last_line >= 15.0:
                     _write(stream, f"ludo-flow: still compiling ({elapsed:.0f} s)\n")
                     last_line = time.perf_counter()
@@ -364,9 +371,10 @@ def _write(stream, text):
 ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
 _AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
                 "alphabeta": "the alpha-beta search"}
-# First-run compile seconds on the 2-core development VM (benchmarks/bench_compile.py, the slower
-# game), used only to tell a user roughly how long to wait.
-EXPECTED_SECONDS = {"engine": 10, "perft": 10, "random": 2, "mcts": 15, "alphabeta": 40}
+# First-run compile seconds on the 2-core development VM (benchmarks/bench_compile.py, CPU seconds
+# of each part beyond the engine), used only to tell a user roughly how long to wait.
+ENGINE_SECONDS = {"flow": 8, "tolkuchka": 3}
+EXPECTED_SECONDS = {"engine": 8, "perft": 1, "random": 1, "mcts": 15, "alphabeta": 25}
 
 
 def entry_specs(entry):
@@ -400,8 +408,9 @@ def _parts(game, perft, specs):
     in the cache will be compiled."""
     k = game.kernels
     engine = [getattr(k, n, None) for n in ("legal_actions", "apply") + (("perft",) if perft else ())]
+    seconds = ENGINE_SECONDS.get(game.name, EXPECTED_SECONDS["engine"])
     parts = [(f"the {game.name.capitalize()} engine" + (" and perft" if perft else ""),
-              EXPECTED_SECONDS["perft" if perft else "engine"], engine)]
+              seconds + (EXPECTED_SECONDS["perft"] if perft else 0), engine)]
     for kind in _agent_kinds(specs):
         if kind == "mcts":
             from agents import mcts
@@ -430,7 +439,6 @@ def warm(game, perft=False, specs=(), start=None, stream=None):
     with compiling(_join([p[0] for p in missing]), sum(p[1] for p in missing), functions,
                    stream=stream) as info:
         state = game.new_initial_state() if start is None else game.from_string(start)
-        state.outcome()
         if perft:
             game.kernels.perft(state.array, 1)
         specs = [s for s in specs if _agent_kinds([s])]
