@@ -54,7 +54,9 @@ _SORTED_MOVES = 6  # moves picked best-first at a node; the rest follow in gener
 
 # Slots of the int64 control array shared by the whole search. INTERRUPTED is set by the
 # SIGINT handler while RUNNING is set (see clock.Interrupts).
-NODES, NODE_LIMIT, STOP, SELDEPTH, COUNTDOWN, TT_HITS, INTERRUPTED, RUNNING = range(8)
+# CHECK_AT is the node count at which the search next looks up from its nodes: the node
+# budget, or the next read of the clock, whichever comes first.
+NODES, NODE_LIMIT, STOP, SELDEPTH, CHECK_AT, TT_HITS, INTERRUPTED, RUNNING = range(8)
 CTL_SIZE = 8
 # Per-ply frame fields of the iterative search: int64 ones, then float64 ones.
 (F_N, F_NEXT, F_DEPTH, F_PLAYER, F_INDEX, F_TTMOVE, F_BEST_MOVE, F_SAME, F_STAGE, F_KILLER0,
@@ -84,19 +86,27 @@ def _terminal_score(code, player, ply):
 
 
 @njit(cache=True, inline="always")
-def _count_node(nodes, countdown, node_limit, deadline, ctl):
-    """Count one more node; return (nodes, countdown, stop): stop once the node budget is
-    used up or, every _CHECK_EVERY nodes, once the clock has passed the deadline (infinite
-    without a time budget) or a Ctrl-C has set ctl[INTERRUPTED] (during the clock read)."""
+def _count_node(nodes, check_at, deadline, ctl):
+    """Count one more node; return (nodes, check_at, stop). One comparison per node: at
+    `check_at` nodes, `_check` stops the search or sets the next `check_at`."""
     nodes += 1
+    if nodes < check_at:
+        return nodes, check_at, False
+    return _check(nodes, deadline, ctl)
+
+
+@njit(cache=True)
+def _check(nodes, deadline, ctl):
+    """Return (nodes, next check_at, stop): stop once the node budget is used up, the clock
+    has passed the deadline (infinite without a time budget) or a Ctrl-C has set
+    ctl[INTERRUPTED] (it can only happen during the clock read, see clock.Interrupts); else
+    look again after _CHECK_EVERY more nodes (or at the budget)."""
+    node_limit = ctl[NODE_LIMIT]
     if nodes >= node_limit:
-        return nodes, countdown, True
-    countdown -= 1
-    if countdown <= 0:
-        countdown = _CHECK_EVERY
-        if now() >= deadline or ctl[INTERRUPTED] != 0:
-            return nodes, countdown, True
-    return nodes, countdown, False
+        return nodes, nodes, True
+    if now() >= deadline or ctl[INTERRUPTED] != 0:
+        return nodes, nodes, True
+    return nodes, min(node_limit, nodes + _CHECK_EVERY), False
 
 
 @njit(cache=True, inline="always")
@@ -155,9 +165,8 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
     deep, shallow = _split_table(tt.shape[0])
     tt_mask = np.uint64(deep - 1) if use_tt else np.uint64(0)
     shallow_mask = np.uint64(shallow - 1) if use_tt else np.uint64(0)
-    node_limit = ctl[NODE_LIMIT]
     nodes = ctl[NODES]
-    countdown = ctl[COUNTDOWN]
+    check_at = ctl[CHECK_AT]
     seldepth = ctl[SELDEPTH]
     tt_hits = ctl[TT_HITS]
     stopped = False
@@ -208,8 +217,7 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                             value = v
                             hit = True
             if not hit:
-                nodes, countdown, stopped = _count_node(nodes, countdown, node_limit, deadline,
-                                                        ctl)
+                nodes, check_at, stopped = _count_node(nodes, check_at, deadline, ctl)
                 if stopped:
                     break
                 if leaf:  # only a search called with depth 0 (or at MAX_PLY) gets here
@@ -337,8 +345,7 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
             frames[ply, F_SAME] = 1 if same else 0
             if e_depth <= 0 or ply + 1 >= MAX_PLY:
                 # A leaf at the horizon (most nodes are): valued here, without opening a frame.
-                nodes, countdown, stopped = _count_node(nodes, countdown, node_limit, deadline,
-                                                        ctl)
+                nodes, check_at, stopped = _count_node(nodes, check_at, deadline, ctl)
                 if stopped:
                     break
                 if ply + 1 > seldepth:
@@ -388,7 +395,7 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
         child_value = best
         absorbing = True
     ctl[NODES] = nodes
-    ctl[COUNTDOWN] = countdown
+    ctl[CHECK_AT] = check_at
     ctl[SELDEPTH] = seldepth
     ctl[TT_HITS] = tt_hits
     if stopped:
@@ -638,7 +645,7 @@ class AlphaBetaAgent(BaseAgent):
         t = self._ensure_tables(game_id, array)
         ctl = np.zeros(CTL_SIZE, dtype=np.int64)
         ctl[NODE_LIMIT] = self.options["nodes"] or np.iinfo(np.int64).max
-        ctl[COUNTDOWN] = _CHECK_EVERY
+        ctl[CHECK_AT] = min(ctl[NODE_LIMIT], _CHECK_EVERY)
         budget = self.options["time"]
         deadline = start + budget if budget > 0 else np.inf
         out_pv = np.zeros(MAX_PLY + 1, dtype=np.int32)
