@@ -54,8 +54,8 @@ _SORTED_MOVES = 6  # moves picked best-first at a node; the rest follow in gener
 
 # Slots of the int64 control array shared by the whole search. INTERRUPTED is set by the
 # SIGINT handler while RUNNING is set (see clock.Interrupts).
-# CHECK_AT is the node count at which the search next looks up from its nodes: the node
-# budget, or the next read of the clock, whichever comes first.
+# CHECK_AT is the node count at which the search next checks its budgets and Ctrl-C: the
+# node budget, or the next read of the clock, whichever comes first.
 NODES, NODE_LIMIT, STOP, SELDEPTH, CHECK_AT, TT_HITS, INTERRUPTED, RUNNING = range(8)
 CTL_SIZE = 8
 # Per-ply frame fields of the iterative search: int64 ones, then float64 ones.
