@@ -407,7 +407,9 @@ def _parts(game, perft, specs):
     the engine (with perft), then each kind of agent. A part whose key functions are not all
     in the cache will be compiled."""
     k = game.kernels
-    engine = [getattr(k, n, None) for n in ("legal_actions", "apply") + (("perft",) if perft else ())]
+    names = ("legal_actions", "apply") + (("perft",) if perft else ())
+    names += ("is_terminal", "termination") if specs else ()  # a game played to its end
+    engine = [getattr(k, n, None) for n in names]
     seconds = ENGINE_SECONDS.get(game.name, EXPECTED_SECONDS["engine"])
     parts = [(f"the {game.name.capitalize()} engine" + (" and perft" if perft else ""),
               seconds + (EXPECTED_SECONDS["perft"] if perft else 0), engine)]
