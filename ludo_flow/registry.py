@@ -29,7 +29,7 @@ class GameEntry:
     state_size: int        # the largest state array (Flow's and Tolkuchka's are one fixed size)
 
     def __post_init__(self):
-        if self.game_class.__dict__.get("kernels") is not self.kernels:
+        if getattr(self.game_class, "kernels", None) is not self.kernels:
             raise TypeError(f"registry entry {self.name!r}: {self.game_class.__name__}.kernels is not "
                             f"{self.kernels.__name__}")
         for field in ("game_id", "action_space", "max_actions", "state_size"):

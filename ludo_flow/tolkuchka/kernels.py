@@ -173,14 +173,6 @@ def _knock_direction(ko):
     return _DIRECTION_OF_SIGNS[(sf + 1) * 3 + sr + 1]
 
 
-@njit(cache=True)
-def ko_direction(ko):
-    """Return the direction of the knocking move recorded in the ko word `ko` (-1 if none)."""
-    if ko == NO_KO:
-        return np.int64(-1)
-    return _knock_direction(ko)
-
-
 @njit(cache=True, inline="always")
 def _ko_bar(ko):
     """Return (barred direction, board of the barred line) of the ko word `ko`; (-1, 0) if NO_KO.
