@@ -1,4 +1,4 @@
-"""Tests of the pure-Python Flow reference engine against rules/FLOW.md.
+"""Tests of the pure-Python Flow reference engine against the Flow rules in RULES.md.
 
 Every hand-built position below is described in its test: the squares, why the rule applies,
 and what the page says must happen.

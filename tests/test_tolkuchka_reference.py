@@ -1,4 +1,4 @@
-"""Tests of the pure-Python Tolkuchka reference engine against rules/TOLKUCHKA.md."""
+"""Tests of the pure-Python Tolkuchka reference engine against the Tolkuchka rules in RULES.md."""
 
 import os
 import random

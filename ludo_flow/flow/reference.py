@@ -1,4 +1,4 @@
-"""Flow reference engine: a slow, plain-Python transcription of rules/FLOW.md.
+"""Flow reference engine: a slow, plain-Python transcription of the Flow rules in RULES.md.
 
 It exists to be obviously correct, not fast: tests run it in lockstep with the numba kernels
 and benchmarks use it as the baseline. It shares no code with `kernels.py` on purpose.

@@ -1,4 +1,4 @@
-"""Tolkuchka reference engine: a slow, plain-Python transcription of rules/TOLKUCHKA.md.
+"""Tolkuchka reference engine: a slow, plain-Python transcription of the Tolkuchka rules in RULES.md.
 
 This module exists to be obviously correct, not fast: tests run it in lockstep with the numba
 kernels and the benchmarks use it as a baseline. It shares no code with the kernels.
