@@ -9,11 +9,11 @@
     2000
 """
 from .alphabeta import AlphaBetaAgent
-from .base import Agent, AgentError, BaseAgent, Setting
+from .base import Agent, AgentError, BaseAgent, SearchInterrupted, Setting
 from .human import HumanAgent
 from .mcts import MCTSAgent
 from .random_agent import RandomAgent
 from .registry import AGENTS, describe_agents, make_agent, parse_spec
 
-__all__ = ["Agent", "AgentError", "BaseAgent", "Setting", "AGENTS", "make_agent", "parse_spec",
+__all__ = ["Agent", "AgentError", "BaseAgent", "SearchInterrupted", "Setting", "AGENTS", "make_agent", "parse_spec",
            "describe_agents", "RandomAgent", "AlphaBetaAgent", "MCTSAgent", "HumanAgent"]
