@@ -22,7 +22,6 @@ killed at any moment loses no finished game and counts none twice.
 """
 import dataclasses
 import hashlib
-import json
 import math
 import os
 import signal
@@ -35,9 +34,8 @@ from ludo_flow.errors import LudoFlowError
 from ludo_flow.rng import new_rng, rand_below
 
 from . import ratings
-from .base import AgentError
 from .play import forfeit_fields, play_game
-from .records import RecordError, drop_partial_last_line, read_records, record_line
+from .records import drop_partial_last_line, read_records, record_line
 from .registry import make_agent, parse_spec
 
 DEFAULT_MOVE_LIMIT = 120.0

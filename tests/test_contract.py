@@ -21,6 +21,7 @@ from numba import njit
 import ludo_flow
 from ludo_flow import dispatch, registry
 from ludo_flow.rng import new_rng
+from walks import random_walk
 
 CASES = [(entry.name, variant) for entry in registry.ENTRIES for variant in entry.game_class.variants]
 GAMES_PER_CASE = 4
@@ -198,18 +199,6 @@ def test_string_and_array_round_trips(case):
     assert game.from_string(game.variants[game.variant]) == start
 
 
-def _walk(game, seed, plies):
-    """Return the states of a seeded random walk of up to `plies` decisions from the start."""
-    rng = random.Random(seed)
-    state = game.new_initial_state()
-    states = [state.clone()]
-    for _ in range(plies):
-        legal = state.legal_actions()
-        if not legal:
-            break
-        state.apply(rng.choice(legal))
-        states.append(state.clone())
-    return states
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow,
@@ -217,7 +206,7 @@ def _walk(game, seed, plies):
 @given(seed=st.integers(0, 10**6))
 def test_round_trips_on_more_random_walks(case, seed):
     entry, game = case
-    for state in _walk(game, seed, 80):
+    for state in random_walk(game, seed, 80):
         _check_round_trips(entry, game, state)
 
 

@@ -1,7 +1,6 @@
 """Property tests of Flow's own rules in the State layer: invariants hold, Flow's bad position strings
 and malformed arrays are refused. What every game must do (round trips, bad input in general, apply
 in place) is in tests/test_contract.py."""
-import random
 
 import numpy as np
 import pytest
@@ -11,6 +10,7 @@ from numba import njit
 
 import ludo_flow
 from ludo_flow.flow import kernels as K
+from walks import random_walk as walk
 
 GAME = ludo_flow.load_game("flow")
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -18,16 +18,7 @@ SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[Heal
 
 def random_walk(variant, seed, plies):
     """Return the states of a seeded random game, the start included."""
-    rng = random.Random(seed)
-    state = ludo_flow.load_game("flow", variant, max_turns=60).new_initial_state()
-    states = [state.clone()]
-    for _ in range(plies):
-        legal = state.legal_actions()
-        if not legal:
-            break
-        state.apply(rng.choice(legal))
-        states.append(state.clone())
-    return states
+    return walk(ludo_flow.load_game("flow", variant, max_turns=60), seed, plies)
 
 
 walks = st.tuples(st.sampled_from(["standard", "stones", "fountain"]), st.integers(0, 10**6))

@@ -1,6 +1,5 @@
 """The Tolkuchka State layer: notation, position strings, pictures, its own bad input, CLI. What every
 game must do (round trips, bad input in general) is in tests/test_contract.py."""
-import random
 import subprocess
 import sys
 
@@ -9,6 +8,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import ludo_flow
+from walks import random_walk as walk
 
 GAME = ludo_flow.load_game("tolkuchka")
 START = "8/2BBB3/1W1B4/W1W1B1B1/1W1W1B1B/4W1B1/3WWW2/8 w - 0 0"
@@ -17,16 +17,7 @@ SETTINGS = settings(max_examples=120, deadline=None, suppress_health_check=[Heal
 
 def random_walk(seed, plies, **params):
     """Return the states of a seeded random game from the standard setup."""
-    rng = random.Random(seed)
-    state = ludo_flow.load_game("tolkuchka", **params).new_initial_state()
-    states = [state.clone()]
-    for _ in range(plies):
-        legal = state.legal_actions()
-        if not legal:
-            break
-        state.apply(rng.choice(legal))
-        states.append(state.clone())
-    return states
+    return walk(ludo_flow.load_game("tolkuchka", **params), seed, plies)
 
 
 def test_start_string_and_first_moves_in_notation():

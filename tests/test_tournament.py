@@ -13,7 +13,7 @@ from agents import registry
 from agents.base import BaseAgent
 from agents.play import play_game
 from agents.records import read_records, replay_states, state_at
-from agents.tournament import Tournament, TournamentError, parse_sprt
+from agents.tournament import Tournament, parse_sprt
 
 FAST = ["random", "random:seed=1"]
 
