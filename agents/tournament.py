@@ -40,6 +40,7 @@ from .registry import make_agent, parse_spec
 
 DEFAULT_MOVE_LIMIT = 120.0
 MAX_WORKER_DEATHS = 3   # a game whose worker dies this often is forfeited by the side thinking
+PREFETCH = 2            # slots given to a worker at once
 SPRT_MODELS = ("normalized", "logistic")
 
 # The embedded default: `ludo-flow tournament GAME` with no agents.
@@ -376,7 +377,9 @@ class Tournament:
             pending.clear()
             interrupted = True
         bar = _progress(len(slots), len(records), self.progress)
-        _show_leader(bar, records)
+        leader = _Leader(bar)
+        for record in records:
+            leader.add(record)
         with open(self.out, "a", encoding="utf-8") as fh:
             def write(slot, fields):
                 nonlocal sprt
@@ -387,8 +390,8 @@ class Tournament:
                 fh.flush()
                 done[slot["id"]] = record
                 records.append(record)
+                leader.add(record)
                 bar.update(1)
-                _show_leader(bar, records)
                 if self.sprt is not None:
                     sprt = self._sprt_state(records)
                     return sprt["decision"] is not None
@@ -443,18 +446,23 @@ def _progress(total, initial, enabled):
                 file=sys.stderr)
 
 
-def _show_leader(bar, records):
-    """Put the leading agent's score on the progress bar."""
-    if bar.disable or not records:
-        return
-    points, games = {}, {}
-    for r in records:
-        w = ratings.RESULT_SCORES[r["result"]]
-        for spec, score in ((r["white"], w), (r["black"], 1.0 - w)):
-            points[spec] = points.get(spec, 0.0) + score
-            games[spec] = games.get(spec, 0) + 1
-    leader = max(points, key=lambda s: (points[s] / games[s], games[s]))
-    bar.set_postfix_str(f"leader {leader} {100 * points[leader] / games[leader]:.0f}%")
+class _Leader:
+    """Running scores of the agents, shown on the progress bar as the leader's score."""
+
+    def __init__(self, bar):
+        self.bar = bar
+        self.points, self.games = {}, {}
+
+    def add(self, record):
+        """Count one record and show the leader."""
+        w = ratings.RESULT_SCORES[record["result"]]
+        for spec, score in ((record["white"], w), (record["black"], 1.0 - w)):
+            self.points[spec] = self.points.get(spec, 0.0) + score
+            self.games[spec] = self.games.get(spec, 0) + 1
+        if not self.bar.disable:
+            leader = max(self.points, key=lambda s: (self.points[s] / self.games[s], self.games[s]))
+            self.bar.set_postfix_str(
+                f"leader {leader} {100 * self.points[leader] / self.games[leader]:.0f}%", refresh=False)
 
 
 # ---- playing one game (in any worker) ---------------------------------------------------
@@ -550,7 +558,8 @@ def _worker_main(conn, heartbeat, game_spec, move_limit):
 
 
 class _Worker:
-    """One worker process, its pipe, its heartbeat and the slot it is playing."""
+    """One worker process, its pipe, its heartbeat and the slots it was given (the first is
+    the one it is playing)."""
 
     def __init__(self, ctx, game_spec, move_limit):
         self.conn, child = ctx.Pipe()
@@ -559,11 +568,12 @@ class _Worker:
                                    args=(child, self.heartbeat, game_spec, move_limit))
         self.process.start()
         child.close()
-        self.slot = None
+        self.slots = deque()
 
     def give(self, slot):
-        self.slot = slot
-        self.heartbeat[0] = 0.0
+        if not self.slots:
+            self.heartbeat[0] = 0.0
+        self.slots.append(slot)
         self.conn.send(slot)
 
     def stop(self, kill=False):
@@ -582,7 +592,10 @@ class _Worker:
 
 
 def _run_processes(t, pending, write):
-    """Play the pending slots in worker processes; replace a worker that dies or overruns."""
+    """Play the pending slots in worker processes; replace a worker that dies or overruns.
+
+    Each worker holds up to PREFETCH slots, so it starts its next game without waiting for
+    this process (a random-vs-random game takes about a millisecond)."""
     import multiprocessing
     from multiprocessing.connection import wait
 
@@ -595,31 +608,34 @@ def _run_processes(t, pending, write):
     try:
         while True:
             for w in workers:
-                if w.slot is None and pending and not stopping:
+                while len(w.slots) < PREFETCH and pending and not stopping:
                     w.give(pending.popleft())
-            busy = [w for w in workers if w.slot is not None]
+            busy = [w for w in workers if w.slots]
             if not busy:
                 break
             ready = wait([w.conn for w in busy] + [w.process.sentinel for w in busy], timeout=0.25)
             for w in busy:
-                if w.conn in ready:
+                while w.slots and w.conn in ready and w.conn.poll():
                     try:
                         slot_id, fields = w.conn.recv()
                     except (EOFError, OSError):
-                        continue  # the worker died: handled below
-                    slot, w.slot = w.slot, None
+                        break  # the worker died: handled below
+                    slot = w.slots.popleft()
+                    assert slot["id"] == slot_id, (slot["id"], slot_id)
                     if "error" in fields:  # the runner itself failed on this game: a bug, say it
                         raise RuntimeError(f"game {slot_id} failed in a worker: {fields['error']}")
                     if write(slot, fields):
                         stopping = True
             for i, w in enumerate(workers):
-                if w.slot is None:
+                if not w.slots:
                     continue
                 started = w.heartbeat[0]
                 overran = started > 0 and time.time() - started > t.move_limit + grace
                 if w.process.is_alive() and not overran:
                     continue
-                slot = w.slot
+                slot = w.slots.popleft()  # the game it was playing; the queued ones go back
+                pending.extendleft(reversed(w.slots))
+                w.slots.clear()
                 side = int(w.heartbeat[1]) if started > 0 else None
                 w.stop(kill=True)
                 workers[i] = _Worker(ctx, game_spec, t.move_limit)
@@ -638,7 +654,7 @@ def _run_processes(t, pending, write):
                     pending.appendleft(slot)  # played again, from the start
     finally:
         for w in workers:
-            w.stop(kill=w.slot is not None)
+            w.stop(kill=bool(w.slots))
 
 
 def _unfinished(slot, side, reason):

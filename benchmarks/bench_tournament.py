@@ -1,9 +1,11 @@
 """Tournament throughput: games per second of a fast tournament (random vs random) by workers,
 and the wall time of the embedded default tournament (`ludo-flow tournament GAME`).
 
-    python benchmarks/bench_tournament.py [--game flow|tolkuchka] [--games 400] [--repeats 3]
+    python benchmarks/bench_tournament.py [--game flow|tolkuchka] [--games 4000] [--repeats 3]
                                           [--default]
 
+Each run includes starting its worker processes (each loads numba's cache, about a second),
+so short runs measure start-up more than play: the default of 4,000 games a run measures play.
 Writes benchmarks/results/tournament.json. The runs alternate between worker counts within each
 repeat, so the machine's drift hits them alike; a worker-count's figure is the median over
 repeats. Compilation is done once before the first timed run (the runner's warm-up then loads
@@ -39,7 +41,7 @@ def games_per_second(game, games, workers, folder, tag):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="flow", choices=sorted(ludo_flow.GAMES))
-    parser.add_argument("--games", type=int, default=400)
+    parser.add_argument("--games", type=int, default=4000)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--default", action="store_true", help="also time the default tournament")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "tournament.json"))
