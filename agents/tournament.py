@@ -22,6 +22,7 @@ killed at any moment loses no finished game and counts none twice.
 """
 import dataclasses
 import hashlib
+import json
 import math
 import os
 import signal
@@ -304,12 +305,14 @@ class Tournament:
         stopped run has played every pairing about equally)."""
         slots = []
         pairings = self.pairings()
+        # Pair ids name the tournament too, so files merged for rating never share one.
+        tag = hashlib.sha256(json.dumps(self.settings(), sort_keys=True).encode()).hexdigest()[:8]
         for k, (start, opening) in enumerate(self.openings):
             for p, (first, second) in enumerate(pairings):
                 for swap in (0, 1):
                     white, black = (first, second) if swap == 0 else (second, first)
                     slot_id = f"p{p}-o{k}-{swap}"
-                    slots.append({"id": slot_id, "pair": f"p{p}-o{k}", "start": start,
+                    slots.append({"id": slot_id, "pair": f"{tag}-p{p}-o{k}", "start": start,
                                   "opening": list(opening), "white": white, "black": black,
                                   "seed_white": derive_seed(self.seed, slot_id, "white"),
                                   "seed_black": derive_seed(self.seed, slot_id, "black")})
@@ -467,6 +470,7 @@ class _Leader:
 
 # ---- playing one game (in any worker) ---------------------------------------------------
 _agent_cache = {}
+_warmed = set()  # (game spec, agent spec) whose code this process has compiled or loaded
 
 
 def _agent(spec):
@@ -483,6 +487,14 @@ def play_slot(game_spec, slot, move_limit, on_think=None):
     `game_spec` is `Game.spec()`. Used by every backend: worker processes, Ray tasks and the
     in-process runner."""
     game = ludo_flow.load_game(game_spec["game"], game_spec["variant"], **game_spec["params"])
+    # Compile or load each agent's code before its clock runs: a worker on a machine without
+    # the cache (a Ray node, or sources edited since the runner's warm-up) must not lose a
+    # game to the move limit while numba compiles.
+    key = repr(sorted(game_spec.items()))
+    cold = [s for s in (slot["white"], slot["black"]) if (key, s) not in _warmed]
+    if cold:
+        warm_up(game, slot["start"], cold)
+        _warmed.update((key, s) for s in cold)
     state = game.from_string(slot["start"])
     for word in slot["opening"]:
         state.apply(state.parse_action(word))
@@ -516,6 +528,8 @@ def _announced_warm_up(game, start, specs):
     (`ludo_flow.cache.warm`, the one notice every command gives); a cached start stays silent."""
     from ludo_flow.cache import warm
     warm(game, specs=specs, start=start)
+    key = repr(sorted(game.spec().items()))
+    _warmed.update((key, s) for s in specs)
 
 
 def _run_here(t, pending, write):

@@ -380,6 +380,9 @@ def main(argv=None):
     except LudoFlowError as err:
         print(f"ludo-flow: error: {err}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # `ludo-flow ratings ... | head`: the reader left; say nothing
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except KeyboardInterrupt as err:
         # A search stopped by Ctrl-C says what it had done (agents.base.SearchInterrupted).
         print(f"ludo-flow: interrupted: {err}" if str(err) else "ludo-flow: interrupted",

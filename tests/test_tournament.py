@@ -174,6 +174,27 @@ def test_a_truncated_last_line_is_dropped_and_its_game_replayed(tmp_path):
     assert strip_times(resumed.records) == strip_times(full.records)
 
 
+def test_pair_ids_differ_between_tournaments_so_merged_files_keep_their_pairs(tmp_path):
+    a = Tournament("flow", FAST, games=4, seed=1, out=tmp_path / "a.jsonl", workers=0, progress=False).run()
+    b = Tournament("flow", FAST, games=4, seed=2, out=tmp_path / "b.jsonl", workers=0, progress=False).run()
+    assert not {r["pair"] for r in a.records} & {r["pair"] for r in b.records}
+    from agents.ratings import rate_records
+    match = rate_records(a.records + b.records)["match"]
+    assert match["incomplete_pairs"] == 0 and sum(match["per_pair"]["counts"]) == 4
+
+
+def test_a_worker_warms_each_agent_up_once_before_its_clock_runs(monkeypatch):
+    import agents.tournament as tournament
+    calls = []
+    monkeypatch.setattr(tournament, "_warmed", set())
+    monkeypatch.setattr(tournament, "warm_up", lambda game, start, specs: calls.append(list(specs)))
+    t = Tournament("flow", ["random", "mcts:simulations=10"], games=2, workers=0, progress=False,
+                   out="unused.jsonl")
+    for slot in t.schedule():
+        tournament.play_slot(t.game.spec(), slot, 60.0)
+    assert calls == [["random", "mcts:simulations=10"]] or calls == [["mcts:simulations=10", "random"]]
+
+
 # ---- faults -------------------------------------------------------------------------------
 class _Raises(BaseAgent):
     """Raises on its first move."""
