@@ -14,7 +14,6 @@ the existing records without playing.
 import argparse
 import glob
 import json
-import math
 import os
 import platform
 import sys
@@ -22,6 +21,9 @@ import time
 from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+sys.path.insert(0, os.path.dirname(HERE))  # experiments/common.py
+from common import code_version, mean_ci  # noqa: E402
 GAMES = ("flow", "tolkuchka")
 SIMULATIONS = (100, 300, 1000, 3000, 10000)
 DEPTHS = (1, 2, 3, 4, 5)
@@ -56,27 +58,6 @@ SCHEDULE = [
     ("ab5", ["abT"]),
     ("abT", ["mT"]),          # the time-equal pairing: played --time-games games
 ]
-
-
-def code_version():
-    """Return where ludo_flow was imported from and its commit (a COMMIT file beside an exported
-    tree, else `git rev-parse HEAD` with a dirty flag), so results name the code that made them."""
-    import subprocess
-    import ludo_flow
-    root = os.path.dirname(os.path.dirname(os.path.abspath(ludo_flow.__file__)))
-    out = {"path": root}
-    try:
-        with open(os.path.join(root, "COMMIT")) as fh:
-            out["commit"] = fh.read().strip()
-    except OSError:
-        try:
-            out["commit"] = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
-                                           text=True, check=True).stdout.strip()
-            out["dirty"] = bool(subprocess.run(["git", "-C", root, "status", "--porcelain", "ludo_flow",
-                                                "agents"], capture_output=True, text=True).stdout.strip())
-        except (OSError, subprocess.CalledProcessError):
-            out["commit"] = None
-    return out
 
 
 def play(args, game, previous):
@@ -116,14 +97,6 @@ def load(game):
             raise SystemExit(f"{path}: lines {bad[:5]} are not whole records (resume to repair)")
         records.extend(found)
     return records
-
-
-def mean_ci(xs):
-    """Return (mean, half width of the 95 % normal interval) of a list of numbers."""
-    n = len(xs)
-    m = sum(xs) / n
-    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
-    return m, 1.96 * math.sqrt(var / n)
 
 
 def decisions(record):

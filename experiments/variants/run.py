@@ -13,7 +13,6 @@ beside this script. Records files resume (`--resume`); `--analyse` only rates th
 """
 import argparse
 import json
-import math
 import os
 import platform
 import sys
@@ -21,35 +20,16 @@ import time
 from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+
+sys.path.insert(0, os.path.dirname(HERE))  # experiments/common.py
+from common import code_version, mean_ci  # noqa: E402
 VARIANTS = [("flow", "standard"), ("flow", "stones"), ("flow", "fountain"), ("tolkuchka", "standard")]
 MATCHUPS = {"random": ["random", "random:seed=1"],
             "mcts": ["mcts:simulations=300,seed=1", "mcts:simulations=300,seed=2"]}
-SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 
 
 def records_path(game, variant, matchup):
     return os.path.join(HERE, "records", f"{game}-{variant}-{matchup}.jsonl")
-
-
-def code_version():
-    """Return where ludo_flow was imported from and its commit (a COMMIT file beside an exported
-    tree, else `git rev-parse HEAD` with a dirty flag), so results name the code that made them."""
-    import subprocess
-    import ludo_flow
-    root = os.path.dirname(os.path.dirname(os.path.abspath(ludo_flow.__file__)))
-    out = {"path": root}
-    try:
-        with open(os.path.join(root, "COMMIT")) as fh:
-            out["commit"] = fh.read().strip()
-    except OSError:
-        try:
-            out["commit"] = subprocess.run(["git", "-C", root, "rev-parse", "HEAD"], capture_output=True,
-                                           text=True, check=True).stdout.strip()
-            out["dirty"] = bool(subprocess.run(["git", "-C", root, "status", "--porcelain", "ludo_flow",
-                                                "agents"], capture_output=True, text=True).stdout.strip())
-        except (OSError, subprocess.CalledProcessError):
-            out["commit"] = None
-    return out
 
 
 def play(args, previous):
@@ -77,14 +57,6 @@ def play(args, previous):
     return walls
 
 
-def mean_ci(xs):
-    """Return (mean, half width of the 95 % normal interval)."""
-    n = len(xs)
-    m = sum(xs) / n
-    var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
-    return m, 1.96 * math.sqrt(var / n)
-
-
 def summarise(game, variant, matchup):
     """Return the first player's score, game length and terminations of one records file."""
     import ludo_flow
@@ -94,7 +66,8 @@ def summarise(game, variant, matchup):
     if bad:
         raise SystemExit(f"{records_path(game, variant, matchup)}: lines {bad[:5]} are cut (resume to repair)")
     first = ludo_flow.load_game(game, variant).new_initial_state().current_player()
-    scores = [SCORE[r["result"]] if first == 0 else 1.0 - SCORE[r["result"]] for r in records]
+    scores = [ratings.RESULT_SCORES[r["result"]] if first == 0 else 1.0 - ratings.RESULT_SCORES[r["result"]]
+              for r in records]
     score, score_ci = mean_ci(scores)
     counts = ratings.game_counts(scores)                      # losses, draws, wins of the first player
     elo, elo_err, los = ratings.match_elo(counts)
