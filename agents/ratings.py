@@ -680,8 +680,8 @@ def rate_records(records, anchor=None, **options):
     Each record is a dict with ``white``, ``black`` and ``result`` ("1-0", "0-1", "1/2-1/2"; any
     other result, such as "*", is skipped and counted) and optionally ``pair`` (the id shared by
     the two games of one opening). ``ratings`` is the :func:`bradley_terry` result (``options``
-    are passed on to it), ``crosstable`` the :func:`crosstable` one. With exactly two agents,
-    ``match`` holds the statistics of the first agent to appear (as White of the first rated
+    are passed on to it), ``crosstable`` the :func:`crosstable` one with its agents in rating
+    order. With exactly two agents, ``match`` holds the statistics of the first agent to appear (as White of the first rated
     record) against the other: ``{"agent", "opponent", "per_game": {...}, "per_pair": {...} or
     None, "incomplete_pairs"}``, each stats dict ``{"counts", "elo", "error", "los", "nelo",
     "nelo_error"}`` (per_pair from the pairs whose two games both finished with colours swapped);
@@ -702,8 +702,11 @@ def rate_records(records, anchor=None, **options):
         games.append((rec["white"], rec["black"], score) + ((pair,) if pair is not None else ()))
     if not games:
         raise ValueError(f"no rated games among {skipped} record(s) (results must be 1-0, 0-1 or 1/2-1/2)")
-    out = {"ratings": bradley_terry(games, anchor=anchor, **options), "crosstable": crosstable(games),
-           "match": None, "games": len(games), "skipped": skipped}
+    fit = bradley_terry(games, anchor=anchor, **options)
+    table = crosstable(games)
+    # Rows in rating order: in a sparse schedule the raw score says little about strength.
+    table["agents"] = [entry["agent"] for entry in fit["ratings"]]
+    out = {"ratings": fit, "crosstable": table, "match": None, "games": len(games), "skipped": skipped}
     names = list(OrderedDict.fromkeys(x for g in games for x in g[:2]))
     if len(names) == 2:
         a, b = names

@@ -573,3 +573,18 @@ def test_plots_without_matplotlib_name_the_extra(monkeypatch):
     table = crosstable([("a", "b", 1.0)])
     with pytest.raises(ImportError, match="plots"):
         plots.plot_score_matrix(table, "never.png")
+
+
+def test_rate_records_orders_the_crosstable_by_rating_not_by_score():
+    # A beats B narrowly, B beats C; D only ever met C and beat it often: D's raw score is the
+    # best, but the joint fit puts A and B above D.
+    records = []
+    def add(w, b, result, n):
+        records.extend({"white": w, "black": b, "result": result} for _ in range(n))
+    add("A", "B", "1-0", 6); add("B", "A", "1-0", 4)
+    add("B", "C", "1-0", 18); add("C", "B", "1-0", 2)
+    add("C", "D", "1-0", 4); add("D", "C", "1-0", 16)
+    out = rate_records(records)
+    assert out["crosstable"]["agents"] == [r["agent"] for r in out["ratings"]["ratings"]]
+    assert crosstable([(r["white"], r["black"], 1.0 if r["result"] == "1-0" else 0.0)
+                       for r in records])["agents"][0] == "D"
