@@ -1,6 +1,8 @@
 """What the experiment scripts share: the code version they ran, and a mean with its interval."""
 import math
 import os
+import sys
+import time
 
 
 def code_version():
@@ -30,3 +32,18 @@ def mean_ci(xs):
     m = sum(xs) / n
     var = sum((x - m) ** 2 for x in xs) / (n - 1) if n > 1 else 0.0
     return m, 1.96 * math.sqrt(var / n)
+
+
+def play_file(tournament, previous, resume, label=""):
+    """Play (or resume) one Tournament into its records file; return its wall seconds (on a
+    resume, a file already complete is not opened again and keeps its time from `previous`)."""
+    from agents.records import read_records
+    name = os.path.basename(tournament.out)
+    if resume and name in previous and os.path.exists(tournament.out) and \
+            len(read_records(tournament.out)[0]) == len(tournament.schedule()):
+        return previous[name]
+    start = time.time()
+    tournament.run()
+    seconds = time.time() - start
+    print(f"{label}{name}: {seconds:.0f} s", file=sys.stderr)
+    return seconds

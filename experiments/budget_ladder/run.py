@@ -17,13 +17,12 @@ import json
 import os
 import platform
 import sys
-import time
 from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 sys.path.insert(0, os.path.dirname(HERE))  # experiments/common.py
-from common import code_version, mean_ci  # noqa: E402
+from common import code_version, mean_ci, play_file  # noqa: E402
 GAMES = ("flow", "tolkuchka")
 SIMULATIONS = (100, 300, 1000, 3000, 10000)
 DEPTHS = (1, 2, 3, 4, 5)
@@ -63,7 +62,6 @@ SCHEDULE = [
 def play(args, game, previous):
     """Play (or resume) every gauntlet of one game; return the wall seconds of each file (a file
     already complete is not opened again and keeps its time from `previous`)."""
-    from agents.records import read_records
     from agents.tournament import Tournament
     names = specs(args.time)
     folder = os.path.join(HERE, "records", game)
@@ -75,15 +73,7 @@ def play(args, game, previous):
         t = Tournament(game, [names[o] for o in opponents], gauntlet=names[hub], games=games,
                        openings=args.openings, seed=args.seed, out=out, workers=args.workers,
                        resume=args.resume, progress=not args.quiet)
-        name = os.path.basename(out)
-        if args.resume and name in previous and os.path.exists(out) and \
-                len(read_records(out)[0]) == len(t.schedule()):
-            walls[name] = previous[name]
-            continue
-        start = time.time()
-        t.run()
-        walls[name] = time.time() - start
-        print(f"{game} {os.path.basename(out)}: {walls[os.path.basename(out)]:.0f} s", file=sys.stderr)
+        walls[os.path.basename(out)] = play_file(t, previous, args.resume, f"{game} ")
     return walls
 
 

@@ -16,13 +16,12 @@ import json
 import os
 import platform
 import sys
-import time
 from collections import Counter
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 sys.path.insert(0, os.path.dirname(HERE))  # experiments/common.py
-from common import code_version, mean_ci  # noqa: E402
+from common import code_version, mean_ci, play_file  # noqa: E402
 VARIANTS = [("flow", "standard"), ("flow", "stones"), ("flow", "fountain"), ("tolkuchka", "standard")]
 MATCHUPS = {"random": ["random", "random:seed=1"],
             "mcts": ["mcts:simulations=300,seed=1", "mcts:simulations=300,seed=2"]}
@@ -35,7 +34,6 @@ def records_path(game, variant, matchup):
 def play(args, previous):
     """Play (or resume) every variant and matchup; return the wall seconds of each file (a file
     already complete is not opened again and keeps its time from `previous`)."""
-    from agents.records import read_records
     from agents.tournament import Tournament
     os.makedirs(os.path.join(HERE, "records"), exist_ok=True)
     walls = {}
@@ -45,15 +43,7 @@ def play(args, previous):
             out = records_path(game, variant, matchup)
             t = Tournament(game, agents, games=games, openings=None, variant=variant, seed=args.seed,
                            out=out, workers=args.workers, resume=args.resume, progress=not args.quiet)
-            name = os.path.basename(out)
-            if args.resume and name in previous and os.path.exists(out) and \
-                    len(read_records(out)[0]) == len(t.schedule()):
-                walls[name] = previous[name]
-                continue
-            start = time.time()
-            t.run()
-            walls[name] = time.time() - start
-            print(f"{os.path.basename(out)}: {walls[os.path.basename(out)]:.0f} s", file=sys.stderr)
+            walls[os.path.basename(out)] = play_file(t, previous, args.resume)
     return walls
 
 
