@@ -37,7 +37,7 @@ from ludo_flow.rng import new_rng, rand_below
 from . import ratings
 from .play import forfeit_fields, play_game
 from .records import drop_partial_last_line, read_records, record_line
-from .registry import make_agent, parse_spec
+from .registry import AGENTS, make_agent, parse_spec
 
 DEFAULT_MOVE_LIMIT = 120.0
 MAX_WORKER_DEATHS = 3   # a game whose worker dies this often is forfeited by the side thinking
@@ -367,9 +367,11 @@ class Tournament:
         slots = self.schedule()
         done = self._existing_records(slots)
         records = [done[s["id"]] for s in slots if s["id"] in done]
-        sprt = self._sprt_state(records)
+        sprt = _Sprt(self.sprt, self.pairings()[0][0]) if self.sprt is not None else None
+        for record in records if sprt is not None else ():
+            sprt.add(record)
         pending = deque(s for s in slots if s["id"] not in done)
-        if sprt is not None and sprt["decision"] is not None:
+        if sprt is not None and sprt.decision() is not None:
             pending.clear()
         interrupted = False
         try:
@@ -385,7 +387,6 @@ class Tournament:
             leader.add(record)
         with open(self.out, "a", encoding="utf-8") as fh:
             def write(slot, fields):
-                nonlocal sprt
                 if slot["id"] in done:  # a retried or replayed game: the first one counts
                     return False
                 record = self._record(slot, fields)
@@ -395,9 +396,9 @@ class Tournament:
                 records.append(record)
                 leader.add(record)
                 bar.update(1)
-                if self.sprt is not None:
-                    sprt = self._sprt_state(records)
-                    return sprt["decision"] is not None
+                if sprt is not None:
+                    sprt.add(record)
+                    return sprt.decision() is not None
                 return False
 
             run = _run_ray if self.backend == "ray" else _run_here if self.workers == 0 else _run_processes
@@ -410,26 +411,49 @@ class Tournament:
                 bar.close()
         order = {s["id"]: i for i, s in enumerate(slots)}
         records.sort(key=lambda r: order[r["id"]])
-        result = TournamentResult(records=records, ratings=_rate(records), sprt=sprt, out=self.out,
+        result = TournamentResult(records=records, ratings=_rate(records),
+                                  sprt=sprt.state() if sprt is not None else None, out=self.out,
                                   total=len(slots), interrupted=interrupted)
         return result
 
-    def _sprt_state(self, records):
-        """Return the SPRT's LLR, bounds and decision over the finished pairs (None without --sprt)."""
-        if self.sprt is None:
-            return None
-        first = self.pairings()[0][0]
-        scores = {}
-        for r in records:
-            score = ratings.RESULT_SCORES[r["result"]]
-            scores.setdefault(r["pair"], []).append(score if r["white"] == first else 1.0 - score)
-        counts = ratings.pair_counts(((pair, x) for pair, two in scores.items() for x in two),
-                                     skip_incomplete=True)
-        s = self.sprt
-        llr = ratings.sprt_llr(counts, s["elo0"], s["elo1"], s["model"]) if sum(counts) else 0.0
-        lower, upper = ratings.sprt_bounds(s["alpha"], s["beta"])
-        return dict(s, llr=llr, lower=lower, upper=upper, pairs=list(counts),
-                    decision=ratings.sprt_decision(llr, s["alpha"], s["beta"]))
+
+class _Sprt:
+    """The SPRT of a two-agent match, kept up to date one record at a time (a long match would
+    otherwise recount every record after every game)."""
+
+    def __init__(self, test, first):
+        self.test = test      # parse_sprt's dict
+        self.first = first    # the agent whose strength is tested
+        self.open = {}        # pair id -> first agent's score in the pair's one finished game
+        self.counts = [0] * 5  # pentanomial counts of the finished pairs, as ratings.pair_counts
+
+    def add(self, record):
+        """Count one finished game (a pair is counted once both its games are in)."""
+        score = ratings.RESULT_SCORES[record["result"]]
+        if record["white"] != self.first:
+            score = 1.0 - score
+        other = self.open.pop(record["pair"], None)
+        if other is None:
+            self.open[record["pair"]] = score
+        else:
+            self.counts[int(2 * (score + other))] += 1  # LL, LD, WL+DD, WD, WW
+
+    def llr(self):
+        """Return the log-likelihood ratio of the finished pairs (0 before the first)."""
+        t = self.test
+        return ratings.sprt_llr(self.counts, t["elo0"], t["elo1"], t["model"]) if sum(self.counts) else 0.0
+
+    def decision(self):
+        """Return "H1", "H0", or None while the test goes on."""
+        return ratings.sprt_decision(self.llr(), self.test["alpha"], self.test["beta"])
+
+    def state(self):
+        """Return the test's settings with its LLR, bounds, pair counts and decision."""
+        t = self.test
+        lower, upper = ratings.sprt_bounds(t["alpha"], t["beta"])
+        llr = self.llr()
+        return dict(t, llr=llr, lower=lower, upper=upper, pairs=list(self.counts),
+                    decision=ratings.sprt_decision(llr, t["alpha"], t["beta"]))
 
 
 def _rate(records):
@@ -509,9 +533,8 @@ def warm_up(game, start, specs):
     so K workers load the compiled code instead of compiling it K times."""
     cheap = {"depth": 1, "nodes": 0, "simulations": 4, "time": 0.0}
     for spec in specs:
-        agent = make_agent(spec)
-        overrides = {k: v for k, v in cheap.items() if k in agent.settings}
-        agent = make_agent(spec, **overrides)
+        settings = AGENTS[parse_spec(spec)[0]].settings
+        agent = make_agent(spec, **{k: v for k, v in cheap.items() if k in settings})
         state = game.from_string(start)
         try:
             for _ in range(3):  # a second decision compiles what tree reuse or a second step needs

@@ -282,6 +282,11 @@ def test_sprt_stops_early_on_a_clear_case_and_goes_on_on_a_close_one(tmp_path):
                        workers=0, progress=False).run()
     assert clear.sprt["decision"] == "H1" and clear.sprt["llr"] >= clear.sprt["upper"]
     assert len(clear.records) < 100
+    from agents.ratings import RESULT_SCORES, pair_counts
+    first = "alphabeta:depth=2"
+    scores = [(r["pair"], RESULT_SCORES[r["result"]] if r["white"] == first else 1 - RESULT_SCORES[r["result"]])
+              for r in clear.records]
+    assert clear.sprt["pairs"] == pair_counts(scores, skip_incomplete=True)
     close = Tournament("flow", FAST, games=10, sprt="elo0=0,elo1=100", out=tmp_path / "e.jsonl",
                        workers=0, progress=False).run()
     assert close.sprt["decision"] is None and len(close.records) == 10
