@@ -127,7 +127,8 @@ def test_ansi_and_rgb_rendering():
     assert tuple(ko[int(2 * 40 + 20), int(18 + 3 * 40 + 20 + 18)]) == raster._rgb(raster.MARK)  # d6 ringed
     env = adapter.env("flow")
     env.reset()
-    assert env.render() is None  # no render mode
+    with pytest.warns(UserWarning, match="without a render_mode"):
+        assert env.render() is None
 
 
 def test_bad_parameters_and_actions_raise_clear_errors():
