@@ -105,6 +105,7 @@ class _SpielState(pyspiel.State):
     OpenSpiel clones a Python state by deep-copying its `__dict__` and serialises it by
     pickling it, so the array is the only attribute; the Game is found through `get_game()`."""
 
+    entry = None  # the registry entry of the game (set per game, like kernels)
     kernels = None
 
     def __init__(self, game, array):
@@ -135,7 +136,7 @@ class _SpielState(pyspiel.State):
 
     def _apply_action(self, action):
         """Play a legal action in place (ActionError if it is not legal)."""
-        if not _common.is_legal(self.get_game().entry, self._array, action):
+        if not _common.is_legal(self.entry, self._array, action):
             legal = " ".join(self._action_to_string(None, a) for a in self._legal_actions(None))
             raise ActionError(f"action {action} is illegal here; legal: {legal}" if legal
                               else f"action {action} is illegal: the game is over")
@@ -188,7 +189,7 @@ def _make_classes(entry):
     """Return the (Game, State) classes of a registered game and register the Game with pyspiel."""
     title = entry.name.capitalize()
     state_class = type(f"{title}SpielState", (_SpielState,),
-                       {"kernels": entry.kernels, "__module__": __name__,
+                       {"entry": entry, "kernels": entry.kernels, "__module__": __name__,
                         "__doc__": f"A {entry.name} state for OpenSpiel."})
     game_class = type(f"{title}SpielGame", (_SpielGame,),
                       {"entry": entry, "state_class": state_class, "game_type": _game_type(entry),
