@@ -34,6 +34,7 @@ from ludo_flow.errors import ActionError, ParameterError
 
 from . import _common
 
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)  # read once: a pybind enum lookup costs microseconds a call
 SHORT_NAMES = {entry.name: f"ludo_flow_{entry.name}" for entry in registry.ENTRIES}
 
 
@@ -125,7 +126,7 @@ class _SpielState(pyspiel.State):
     def current_player(self):
         """Return the player to decide (0 White, 1 Black), or pyspiel.PlayerId.TERMINAL."""
         if self.kernels.is_terminal(self._array):
-            return pyspiel.PlayerId.TERMINAL
+            return _TERMINAL
         return int(self.kernels.current_player(self._array))
 
     def _legal_actions(self, player):
