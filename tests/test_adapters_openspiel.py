@@ -14,8 +14,9 @@ import ludo_flow  # noqa: E402
 from agents.tournament import Tournament  # noqa: E402
 from ludo_flow import registry  # noqa: E402
 from ludo_flow.adapters import openspiel as adapter  # noqa: E402
-from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
+from open_spiel.python.algorithms import evaluate_bots, generate_playthrough, mcts  # noqa: E402
 from open_spiel.python.bots.uniform_random import UniformRandomBot  # noqa: E402
+from open_spiel.python.observation import make_observation  # noqa: E402
 from test_flow_perft import TABLE  # noqa: E402
 
 # (OpenSpiel game string, our game name, variant, parameters): short limits keep games short.
@@ -147,6 +148,23 @@ def test_clone_serialise_and_pickle_keep_the_position(case):
 def test_openspiel_api_checks_pass(case):
     spiel, _ = case
     pyspiel.random_sim_test(spiel, num_sims=2, serialize=True, verbose=False)
+
+
+@pytest.mark.parametrize("text", ["ludo_flow_flow(variant=fountain,max_turns=2)",
+                                  "ludo_flow_tolkuchka(max_plies=6)"])
+def test_an_openspiel_playthrough_and_its_python_observation_api(text):
+    """OpenSpiel's playthrough generator asks every API question at every state of a game."""
+    report = generate_playthrough.playthrough(text, action_sequence=None, alsologtostdout=False)
+    assert "# State 0" in report and "IsTerminal() = True" in report
+    game = pyspiel.load_game(text)
+    state = game.new_initial_state()
+    observation = make_observation(game)
+    while not state.is_terminal():
+        observation.set_from(state, 0)
+        assert observation.tensor.tolist() == state.observation_tensor(0)
+        assert np.array_equal(observation.dict["observation"], state.ludo_state().observation())
+        assert observation.string_from(state, 1) == state.observation_string(1) == str(state)
+        state.apply_action(state.legal_actions()[-1])
 
 
 def test_openspiel_random_and_mcts_bots_play_full_games():
