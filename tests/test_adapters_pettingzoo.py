@@ -1,6 +1,7 @@
 """The PettingZoo adapter: PettingZoo's own api_test and seed_test, random games checked move by
 move against our State objects, truncation apart from termination, consecutive turns of one
 agent, and both render modes (skipped without the `pettingzoo` extra)."""
+import pickle
 import random
 
 import numpy as np
@@ -73,6 +74,18 @@ def test_random_games_agree_move_by_move_with_our_states(game, variant, params):
         if game == "flow":  # two steps a turn: one agent decides twice in a row
             assert any(a == b for a, b in zip(selected, selected[1:]))
     assert seen == {True, False}  # both a truncated and a terminated game among the seeds
+
+
+def test_an_environment_pickles_mid_game():
+    env = adapter.env("flow", variant="fountain", render_mode="ansi")
+    env.reset(seed=2)
+    env.step(env.unwrapped.game_state.parse_action("a2-b2"))
+    copy = pickle.loads(pickle.dumps(env))  # vectorised and multiprocess trainers pickle environments
+    assert copy.agent_selection == env.agent_selection and copy.render() == env.render()
+    action = env.unwrapped.game_state.legal_actions()[0]
+    env.step(action)
+    copy.step(action)
+    assert np.array_equal(copy.unwrapped.game_state.array, env.unwrapped.game_state.array)
 
 
 def test_rewards_terminations_and_truncations_at_the_end():
