@@ -225,6 +225,11 @@ def test_states_convert_both_ways():
     assert np.array_equal(theirs.array, state.array) and theirs.array is not state.array
     assert adapter.ludo_state(theirs) == state
     assert theirs.get_game().ludo_game == state.game
+    ours = ludo_flow.load_game("flow", "fountain", max_turns=9)
+    assert adapter.spiel_game(ours).ludo_game == ours and str(adapter.spiel_game(ours)) == str(
+        pyspiel.load_game("ludo_flow_flow(variant=fountain,max_turns=9)"))
+    assert adapter.spiel_game(ours) is adapter.spiel_game(ludo_flow.load_game("flow", "fountain", max_turns=9))
+    assert adapter.spiel_game("tolkuchka").ludo_game == ludo_flow.load_game("tolkuchka")
 
 
 def test_bad_parameters_and_actions_raise_clear_errors():

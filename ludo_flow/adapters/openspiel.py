@@ -15,7 +15,8 @@ action string is our notation, the observation tensor is our `State.observation(
 `AgentBot(agent)` is one of our agents as a `pyspiel.Bot`; `BotAgent(make_bot)` is any
 OpenSpiel bot as one of our agents (`agents.make_agent("openspiel:bot=mcts,...")` builds
 OpenSpiel's random and MCTS bots by spec, so they can enter our tournaments);
-`spiel_state(state)` and `ludo_state(spiel_state)` convert states both ways.
+`spiel_game(game)`, `spiel_state(state)` and `ludo_state(spiel_state)` convert games and
+states.
 """
 try:
     import pyspiel
@@ -206,21 +207,20 @@ TolkuchkaSpielGame, TolkuchkaSpielState = _CLASSES["tolkuchka"]
 _spiel_games = {}
 
 
-def load_game(game):
+def spiel_game(game):
     """Return the pyspiel game of one of our Games (a ludo_flow Game, or a name with defaults)."""
     if isinstance(game, str):
         game = ludo_flow.load_game(game)
-    key = (game.name, game.variant, tuple(sorted(game.params.items())))
-    spiel = _spiel_games.get(key)
+    spiel = _spiel_games.get(game)  # Games are equal and hash alike by name, variant and parameters
     if spiel is None:
-        spiel = _spiel_games[key] = pyspiel.load_game(SHORT_NAMES[game.name],
+        spiel = _spiel_games[game] = pyspiel.load_game(SHORT_NAMES[game.name],
                                                       {"variant": game.variant, **game.params})
     return spiel
 
 
 def spiel_state(state):
     """Return an OpenSpiel state of our State's position (a copy; its history is empty)."""
-    game = load_game(state.game)
+    game = spiel_game(state.game)
     return game.state_class(game, state.array.copy())
 
 
@@ -260,7 +260,7 @@ class AgentBot(pyspiel.Bot):
 class BotAgent:
     """Any OpenSpiel bot as one of our agents (`select_action(state)`, `reset(seed)`, `name`).
 
-    `make_bot(spiel_game, player, seed)` builds the bot for a pyspiel game of ours (`load_game`)
+    `make_bot(game, player, seed)` builds the bot for a pyspiel game of ours (`spiel_game`)
     and a player (0 White, 1 Black); it is called again after each `reset` and for each game and
     side the agent meets, so the same seed gives the same moves."""
 
@@ -282,7 +282,7 @@ class BotAgent:
         """Return the OpenSpiel bot's action for the player to move in our `state` (unchanged)."""
         from agents.base import AgentError, check_state
         check_state(state)
-        game = load_game(state.game)
+        game = spiel_game(state.game)
         player = state.current_player()
         bot = self._bots.get((state.game, player))  # keyed by our Game: pyspiel games are unhashable
         if bot is None:
