@@ -262,7 +262,9 @@ class BotAgent:
 
     `make_bot(game, player, seed)` builds the bot for a pyspiel game of ours (`spiel_game`)
     and a player (0 White, 1 Black); it is called again after each `reset` and for each game and
-    side the agent meets, so the same seed gives the same moves."""
+    side the agent meets, so the same seed gives the same moves. The bot sees each position
+    afresh (a new OpenSpiel state with an empty history; `inform_action` is never called), which
+    suits bots that search from the state they are given, as OpenSpiel's random and MCTS bots do."""
 
     STATS_KEYS = ("legal_actions", "time")
 
@@ -287,10 +289,11 @@ class BotAgent:
         bot = self._bots.get((state.game, player))  # keyed by our Game: pyspiel games are unhashable
         if bot is None:
             bot = self._bots[state.game, player] = self.make_bot(game, player, self.seed)
-        start = time.perf_counter()
         theirs = spiel_state(state)
+        legal = len(theirs.legal_actions())
+        start = time.perf_counter()
         action = int(bot.step(theirs))
-        self.last_stats = {"legal_actions": len(theirs.legal_actions()), "time": time.perf_counter() - start}
+        self.last_stats = {"legal_actions": legal, "time": time.perf_counter() - start}
         if not state.is_legal(action):
             raise AgentError(f"{self.name}: the OpenSpiel bot returned the illegal action {action}")
         return action
