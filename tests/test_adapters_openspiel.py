@@ -218,6 +218,22 @@ def test_openspiel_bots_as_our_agents_in_a_tournament(tmp_path):
     assert bot_agent.select_action(state) in state.legal_actions()
 
 
+def test_ctrl_c_in_an_openspiel_bot_is_a_search_interrupted(monkeypatch):
+    class Interrupted(pyspiel.Bot):
+        def __init__(self):
+            pyspiel.Bot.__init__(self)
+
+        def step(self, state):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(adapter, "make_bot", lambda *args, **kwargs: Interrupted())
+    agent = agents.make_agent("openspiel:bot=random")
+    state = ludo_flow.load_game("flow", "fountain").new_initial_state()
+    with pytest.raises(agents.SearchInterrupted) as caught:
+        agent.select_action(state)
+    assert caught.value.action is None and tuple(caught.value.stats) == agent.STATS_KEYS
+
+
 def test_states_convert_both_ways():
     state = ludo_flow.load_game("flow", "fountain").new_initial_state()
     state.apply_sequence("a2-b2")
