@@ -98,12 +98,14 @@ CAPTION_LEADING = 16     # from one caption baseline to the next
 GLYPH_EM = 0.62          # a glyph's advance in em, on the wide side for sans-serif fonts: a caption
                          # wrapped by it fits even in a wide font (DejaVu Sans averages about 0.55)
 
+BACKGROUND = "#ffffff"              # opaque, so labels and captions show on a dark notebook theme
 DARK_SQUARE = "#b58863"
 LIGHT_SQUARE = "#f0d9b5"
 WHITE_PIECE = ("#fafafa", "#222")   # (fill, outline and letter)
 BLACK_PIECE = ("#222", "#fafafa")
 LAST_MOVE_TINT = ("#f5d000", 0.55)  # (colour, opacity) over the squares of the last decision
 CHANGED_TINT = ("#1a6fe8", 0.55)    # over the other squares it changed (Flow's current, knocks)
+TEXT_COLOUR = "#222"                # labels and caption
 MARK_COLOUR = "#d00"                # rings (wash candidates) and the barred line (Tolkuchka's ko)
 
 
@@ -158,7 +160,8 @@ def svg_board(width, height, pieces, caption=(), last_move=(), changed=(), rings
     w = LABEL_BAND + board_w + PAD
     h = PAD + board_h + LABEL_BAND + len(lines) * CAPTION_LEADING + (PAD if lines else 0)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-           f'viewBox="0 0 {w} {h}" font-family="sans-serif">']
+           f'viewBox="0 0 {w} {h}" font-family="sans-serif">',
+           f'<rect x="0" y="0" width="{w}" height="{h}" fill="{BACKGROUND}"/>']
     for sq in (r * 8 + f for r in range(height) for f in range(width)):
         x, y = square_origin(sq, height)
         colour = DARK_SQUARE if ((sq >> 3) + (sq & 7)) % 2 == 0 else LIGHT_SQUARE
@@ -172,11 +175,11 @@ def svg_board(width, height, pieces, caption=(), last_move=(), changed=(), rings
     label_y = PAD + board_h + LABEL_FONT + 2
     for f in range(width):
         out.append(f'<text x="{LABEL_BAND + f * CELL + CELL / 2}" y="{label_y}" '
-                   f'font-size="{LABEL_FONT}" text-anchor="middle">{FILES[f]}</text>')
+                   f'font-size="{LABEL_FONT}" text-anchor="middle" fill="{TEXT_COLOUR}">{FILES[f]}</text>')
     for r in range(height):
         _, y = _centre(r * 8, height)
         out.append(f'<text x="{LABEL_BAND / 2}" y="{y + LABEL_FONT / 3}" font-size="{LABEL_FONT}" '
-                   f'text-anchor="middle">{r + 1}</text>')
+                   f'text-anchor="middle" fill="{TEXT_COLOUR}">{r + 1}</text>')
     for sq, (fill, stroke, letter) in sorted(pieces.items()):
         cx, cy = _centre(sq, height)
         out.append(f'<circle cx="{cx}" cy="{cy}" r="{CELL * PIECE_RADIUS}" fill="{fill}" '
@@ -194,6 +197,7 @@ def svg_board(width, height, pieces, caption=(), last_move=(), changed=(), rings
                    f'stroke-width="{RING_WIDTH}" stroke-dasharray="6 4" stroke-linecap="round"/>')
     for i, line in enumerate(lines):
         y = PAD + board_h + LABEL_BAND + CAPTION_FONT + i * CAPTION_LEADING
-        out.append(f'<text x="{LABEL_BAND}" y="{y}" font-size="{CAPTION_FONT}">{escape(line)}</text>')
+        out.append(f'<text x="{LABEL_BAND}" y="{y}" font-size="{CAPTION_FONT}" fill="{TEXT_COLOUR}">'
+                   f'{escape(line)}</text>')
     out.append("</svg>")
     return "\n".join(out)
