@@ -86,7 +86,7 @@ def ascii_board(width, height, chars, footer=""):
 # top-left corner at (LABEL_BAND + f * CELL, PAD + (H - 1 - r) * CELL); a1 is a dark square.
 CELL = 40                # side of a square
 LABEL_BAND = 18          # the band left of the board (rank labels) and below it (file labels)
-PAD = 6                  # blank border above and right of the board, and below the caption
+PAD = 6                  # blank border above and right of the board, and around the caption
 LABEL_FONT = 12          # rank and file labels
 PIECE_RADIUS = 0.38      # of a cell
 PIECE_OUTLINE = 2
@@ -119,11 +119,6 @@ def _centre(sq, height):
     return x + CELL / 2, y + CELL / 2
 
 
-def text_width(text, font_size):
-    """Return a generous estimate of the width of `text` in px (GLYPH_EM per character)."""
-    return len(text) * font_size * GLYPH_EM
-
-
 def wrap_text(paragraph, width, font_size=CAPTION_FONT):
     """Return a paragraph broken into lines whose estimated width is at most `width` px.
 
@@ -147,6 +142,12 @@ def changed_squares(before, after):
     return sorted(sq for sq in set(before) | set(after) if before.get(sq) != after.get(sq))
 
 
+def last_move_caption(move, changed, legend):
+    """Return the caption paragraph naming the last move, with the legend of the squares it
+    changed besides its own (tinted blue) when there are any."""
+    return [f"Last move {move}" + (";" if changed else "")] + ([f"blue: {legend}"] if changed else [])
+
+
 def svg_board(width, height, pieces, caption=(), last_move=(), changed=(), rings=(), barred=None):
     """Return an SVG picture of a width x height board with its caption below it.
 
@@ -154,10 +155,10 @@ def svg_board(width, height, pieces, caption=(), last_move=(), changed=(), rings
     squares of the last decision (tinted yellow: its from and to squares), `changed` the other
     squares that decision changed (tinted blue), `rings` squares ringed in red (Flow's wash
     candidates), `barred` a (from, to) pair of squares joined by a dashed red line (Tolkuchka's
-    ko). `caption` is a list of paragraphs (see `wrap_text`), each wrapped to the board's width."""
+    ko). `caption` is a list of paragraphs (see `wrap_text`), each wrapped to the picture's width."""
     board_w, board_h = width * CELL, height * CELL
-    lines = [line for paragraph in caption for line in wrap_text(paragraph, board_w)]
     w = LABEL_BAND + board_w + PAD
+    lines = [line for paragraph in caption for line in wrap_text(paragraph, w - 2 * PAD)]
     h = PAD + board_h + LABEL_BAND + len(lines) * CAPTION_LEADING + (PAD if lines else 0)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
            f'viewBox="0 0 {w} {h}" font-family="sans-serif">',
@@ -197,7 +198,7 @@ def svg_board(width, height, pieces, caption=(), last_move=(), changed=(), rings
                    f'stroke-width="{RING_WIDTH}" stroke-dasharray="6 4" stroke-linecap="round"/>')
     for i, line in enumerate(lines):
         y = PAD + board_h + LABEL_BAND + CAPTION_FONT + i * CAPTION_LEADING
-        out.append(f'<text x="{LABEL_BAND}" y="{y}" font-size="{CAPTION_FONT}" fill="{TEXT_COLOUR}">'
+        out.append(f'<text x="{PAD}" y="{y}" font-size="{CAPTION_FONT}" fill="{TEXT_COLOUR}">'
                    f'{escape(line)}</text>')
     out.append("</svg>")
     return "\n".join(out)

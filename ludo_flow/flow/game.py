@@ -6,8 +6,8 @@ import numpy as np
 from ..errors import ActionError, PositionError
 from ..game import Game, State
 from ..outcome import Termination
-from ..render import (BLACK_PIECE, WHITE_PIECE, ascii_board, board_field, changed_squares, parse_board_field,
-                      parse_square, square_name, svg_board)
+from ..render import (BLACK_PIECE, WHITE_PIECE, ascii_board, board_field, changed_squares,
+                      last_move_caption, parse_board_field, parse_square, square_name, svg_board)
 from . import kernels as K
 
 PIECE_LETTERS = "PRNprn"
@@ -131,8 +131,7 @@ class FlowState(State):
             last_move = ((action - K.WASH_BASE,) if action >= K.WASH_BASE else (action >> 6, action & 63))
             changed = [sq for sq in changed_squares(_piece_map(self._before), self.pieces())
                        if sq not in last_move]
-            caption.append([f"Last move {self.action_to_string(action)}" + (";" if changed else "")]
-                           + (["blue: moved by the current"] if changed else []))
+            caption.append(last_move_caption(self.action_to_string(action), changed, "moved by the current"))
         rings = self.wash_candidates() if self.choosing else ()
         caption.append(self._status(ringed=True))
         return svg_board(self.width, self.height, pieces, caption, last_move, changed, rings)

@@ -6,8 +6,8 @@ import numpy as np
 from ..errors import ActionError, PositionError
 from ..game import Game, State
 from ..outcome import Termination
-from ..render import (BLACK_PIECE, WHITE_PIECE, ascii_board, board_field, changed_squares, parse_board_field,
-                      parse_square, square_name, svg_board)
+from ..render import (BLACK_PIECE, WHITE_PIECE, ascii_board, board_field, changed_squares,
+                      last_move_caption, parse_board_field, parse_square, square_name, svg_board)
 from . import kernels as K
 
 _COUNTER_LIMIT = 1 << 32
@@ -111,6 +111,7 @@ class TolkuchkaState(State):
         return phrases
 
     def _ko_move(self):
+        """Return the ko's knocking move in notation."""
         tail, landing = self.ko
         return f"{square_name(tail)}-{square_name(landing)}"
 
@@ -126,8 +127,7 @@ class TolkuchkaState(State):
             last_move = parse_move(move, ActionError)
             # Besides the tail and its landing square: knocked and removed enemy checkers.
             changed = [sq for sq in changed_squares(before.checkers(), self.checkers()) if sq not in last_move]
-            caption.append([f"Last move {move}" + (";" if changed else "")]
-                           + (["blue: knocked or removed"] if changed else []))
+            caption.append(last_move_caption(move, changed, "knocked or removed"))
         caption.append(self._status(ko=False))
         ko = None if self.is_terminal() else self.ko
         if ko:
