@@ -16,8 +16,9 @@ CELLS = [
 
 This notebook walks through the library as a researcher would use it: load a game, look at a
 position, play moves, ask an agent for its move, run a small tournament, rate it, and read the
-recorded games back. It runs in a minute or so once numba has compiled the engines and agents
-(the first run on a machine compiles them, about a minute; later runs load the compiled code).
+recorded games back. It runs in about ten seconds once numba has compiled the engines and
+agents; the first run on a machine compiles them first (one to two minutes on two cores), and
+later runs load the compiled code from disk.
 
 The games and their exact rules are described in `RULES.md`; the agents in
 `docs/agents-guide.md`; tournaments in `docs/tournaments.md`."""),
