@@ -944,3 +944,55 @@ def perft(state, depth):
             counts[level] = n
             idx[level] = 0
     return total
+
+
+# The observation tensor (docs/adapters.md): OBSERVATION_SHAPE float32 planes of 8 x 8, indexed
+# [plane, rank index, file index] (a1 is [., 0, 0]) on every board size; squares off a smaller
+# board stay 0 in every board plane (plane OBS_ON_BOARD tells them apart).
+OBS_WHITE_PAWNS, OBS_WHITE_DAMES, OBS_BLACK_PAWNS, OBS_BLACK_DAMES, OBS_KNIGHTS = 0, 1, 2, 3, 4
+OBS_ON_BOARD, OBS_BLACK_TO_MOVE, OBS_STEP_TWO, OBS_FIRST_MOVED, OBS_CHOOSING = 5, 6, 7, 8, 9
+OBS_WASH_CANDIDATES, OBS_TURNS = 10, 11
+OBSERVATION_SHAPE = (12, 8, 8)
+
+
+@njit(cache=True)
+def _observe_board(out, plane, board):
+    """Set to 1 the squares of `board` in plane `plane` of `out`."""
+    while board:
+        sq = lsb(board)
+        board &= board - uint64(1)
+        out[plane, sq >> 3, sq & 7] = 1.0
+
+
+@njit(cache=True)
+def observation(state, out):
+    """Write the observation planes of `state` into the float32 array `out` (OBSERVATION_SHAPE); return None.
+
+    Absolute, not from the mover's side: White's and Black's pawns and dames (rooks and knights
+    move alike), the knights among the dames (display only), the board's squares, then planes
+    that are constant over the board: Black to move, step 2, the choose phase, and the completed
+    turns over max_turns; the first-moved piece (step 2, or a choose phase, while it is on the
+    board) and, in a choose phase, every wash candidate (the action mask tells which are legal)."""
+    out[:] = 0.0
+    white = state[WHITE]
+    black = state[BLACK]
+    dames = state[DAMES]
+    _observe_board(out, OBS_WHITE_PAWNS, white & ~dames)
+    _observe_board(out, OBS_WHITE_DAMES, white & dames)
+    _observe_board(out, OBS_BLACK_PAWNS, black & ~dames)
+    _observe_board(out, OBS_BLACK_DAMES, black & dames)
+    _observe_board(out, OBS_KNIGHTS, state[KNIGHTS])
+    _observe_board(out, OBS_ON_BOARD, state[MASK])
+    choosing = state[PHASE] == PHASE_CHOOSE
+    if state[SIDE] == 1:
+        out[OBS_BLACK_TO_MOVE] = 1.0
+    if state[STEP] == 2:
+        out[OBS_STEP_TWO] = 1.0
+    if state[FIRST] != NO_SQUARE and (state[STEP] == 2 or choosing):
+        _observe_board(out, OBS_FIRST_MOVED, bit(state[FIRST]))
+    if choosing:
+        out[OBS_CHOOSING] = 1.0
+        _observe_board(out, OBS_WASH_CANDIDATES,
+                       wash_candidates(white | black, np.int64(state[WIDTH]), state[MASK]))
+    if state[MAX_TURNS] > 0:  # 0 only in a hand-made array
+        out[OBS_TURNS] = np.float32(np.float64(state[TURNS]) / np.float64(state[MAX_TURNS]))

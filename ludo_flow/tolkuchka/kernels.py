@@ -652,3 +652,44 @@ def perft(state, depth):
             counts[level] = n
             idx[level] = 0
     return total
+
+
+# The observation tensor (docs/adapters.md): OBSERVATION_SHAPE float32 planes of 8 x 8, indexed
+# [plane, rank index, file index] (a1 is [., 0, 0]).
+OBS_WHITE, OBS_BLACK, OBS_BLACK_TO_MOVE, OBS_KO_LINE, OBS_KO_TAIL, OBS_KO_LANDING = 0, 1, 2, 3, 4, 5
+OBS_QUIET, OBS_PLIES = 6, 7
+OBSERVATION_SHAPE = (8, 8, 8)
+
+
+@njit(cache=True)
+def _observe_board(out, plane, board):
+    """Set to 1 the squares of `board` in plane `plane` of `out`."""
+    while board:
+        sq = lsb(board)
+        board &= board - uint64(1)
+        out[plane, sq >> 3, sq & 7] = 1.0
+
+
+@njit(cache=True)
+def observation(state, out):
+    """Write the observation planes of `state` into the float32 array `out` (OBSERVATION_SHAPE); return None.
+
+    Absolute, not from the mover's side: White's and Black's checkers, Black to move (a constant
+    plane), the ko (the squares of the line the previous ply knocked along, that move's tail
+    square and its landing square; all 0 without a ko), and two constant planes: the quiet plies
+    over quiet_plies and the plies over max_plies."""
+    out[:] = 0.0
+    _observe_board(out, OBS_WHITE, state[WHITE])
+    _observe_board(out, OBS_BLACK, state[BLACK])
+    if state[SIDE] == 1:
+        out[OBS_BLACK_TO_MOVE] = 1.0
+    ko = state[KO]
+    if ko != NO_KO:
+        _observe_board(out, OBS_KO_LINE, _ko_bar(ko)[1])
+        code = np.int64(ko) - 1
+        _observe_board(out, OBS_KO_TAIL, bit(code >> 6))
+        _observe_board(out, OBS_KO_LANDING, bit(code & 63))
+    if state[QUIET_PLIES] > 0:  # limits of 0 only in a hand-made array
+        out[OBS_QUIET] = np.float32(np.float64(state[QUIET]) / np.float64(state[QUIET_PLIES]))
+    if state[MAX_PLIES] > 0:
+        out[OBS_PLIES] = np.float32(np.float64(state[PLIES]) / np.float64(state[MAX_PLIES]))
