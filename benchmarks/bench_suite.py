@@ -38,6 +38,7 @@ sizes and skips that (its first-call rows show what this process compiled or loa
 import json
 import multiprocessing
 import os
+import random
 import subprocess
 import sys
 import tempfile
@@ -60,11 +61,13 @@ UCT_C = 1.0  # every MCTS of the side-by-side rows
 SIZES = {  # work per sample (one round of one row)
     "full": {"repeats": 5, "perft_depth": {"flow": 5, "tolkuchka": 8}, "playouts": 40000,
              "reference_playouts": 3, "mcts": 50000, "alphabeta": 3000000,
-             "equal_simulations": 200, "equal_positions": 4,
+             "equal_simulations": 200, "equal_positions": 3, "adapter_playouts": 20,
+             "cached_starts": 5,
              "breakthrough_playouts": 2000, "breakthrough_mcts": 3000},
     "quick": {"repeats": 3, "perft_depth": {"flow": 3, "tolkuchka": 5}, "playouts": 2000,
               "reference_playouts": 1, "mcts": 2000, "alphabeta": 100000,
-              "equal_simulations": 20, "equal_positions": 2,
+              "equal_simulations": 20, "equal_positions": 2, "adapter_playouts": 2,
+              "cached_starts": 1,
               "breakthrough_playouts": 200, "breakthrough_mcts": 300},
 }
 COMPILE_ENTRIES = ("perft", "tournament")
@@ -74,8 +77,9 @@ class Case:
     """One row of the table: `sample()` runs it once and returns (work, seconds); its figure is
     work / seconds, or the seconds themselves when `unit` is "s"."""
 
-    def __init__(self, key, label, unit, sample, **info):
+    def __init__(self, key, label, unit, sample, max_runs=None, **info):
         self.key, self.label, self.unit, self.sample, self.info = key, label, unit, sample, info
+        self.max_runs = max_runs  # None: one run a round
 
     def measure(self):
         """Run one sample; return its figure."""
@@ -84,18 +88,57 @@ class Case:
 
 
 # ---- our engines and agents --------------------------------------------------------------------
-_POOL_GAMES = {}
+_WORKER_GAMES = {}
 
 
-def pool_playouts(job):
-    """Return the plies of `games` uniform random playouts of game `name` from its start, run in
-    a worker process with its own seed (job = (name, games, seed))."""
-    name, games, seed = job
-    if name not in _POOL_GAMES:
+def worker_playouts(name, games, seed):
+    """Return the plies of `games` uniform random playouts of game `name` from its start."""
+    if name not in _WORKER_GAMES:
         game = ludo_flow.load_game(name)
-        _POOL_GAMES[name] = (game.game_id, game.new_initial_state().array)
-    game_id, start = _POOL_GAMES[name]
+        _WORKER_GAMES[name] = (game.game_id, game.new_initial_state().array)
+    game_id, start = _WORKER_GAMES[name]
     return int(playout_batch(game_id, start, new_rng(seed), games))
+
+
+def worker_loop(conn):
+    """Run the jobs (name, games, seed) received on `conn`, sending back their plies, until None."""
+    for job in iter(conn.recv, None):
+        conn.send(worker_playouts(*job))
+
+
+class PlayoutWorkers:
+    """One process per core, each running its own stream of random playouts when told to (a
+    pipe each, so every process gets exactly one job a run)."""
+
+    def __init__(self, count):
+        ctx = multiprocessing.get_context("spawn")
+        self.pipes, self.processes = [], []
+        for _ in range(count):
+            ours, theirs = ctx.Pipe()
+            process = ctx.Process(target=worker_loop, args=(theirs,), daemon=True)
+            process.start()
+            self.pipes.append(ours)
+            self.processes.append(process)
+
+    def run(self, name, games, seeds):
+        """Return the total plies of `games` playouts of game `name` in every process at once."""
+        for conn, seed in zip(self.pipes, seeds):
+            conn.send((name, games, seed))
+        return sum(conn.recv() for conn in self.pipes)
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        for conn in self.pipes:
+            try:
+                conn.send(None)
+            except OSError:  # that process is gone already
+                pass
+        for process in self.processes:
+            process.join(timeout=10)
+            if process.is_alive():
+                process.kill()
 
 
 def compiled_functions():
@@ -104,7 +147,7 @@ def compiled_functions():
     return sum(h for h, _ in counts), sum(m for _, m in counts)
 
 
-def game_cases(name, size, pool, cores, rows):
+def game_cases(name, size, workers, cores, rows):
     """Warm game `name` up (its first-call row goes into `rows`); return its timed Cases."""
     game = ludo_flow.load_game(name)
     gid = game.game_id
@@ -115,7 +158,7 @@ def game_cases(name, size, pool, cores, rows):
     _, first = timed(lambda: (cache.warm(game, perft=True, specs=("random", "mcts", "alphabeta")),
                               playout_batch(gid, start, new_rng(0), 1)))
     loaded_now, compiled_now = compiled_functions()
-    pool.map(pool_playouts, [(name, 1, i) for i in range(cores)])  # each worker loads the kernels
+    workers.run(name, 1, range(cores))  # each process loads the kernels
     did = (f"compiled {compiled_now - compiled} functions" if compiled_now > compiled
            else f"loaded {loaded_now - loaded} from the cache")
     rows[f"{name}.first_call"] = {
@@ -150,8 +193,7 @@ def game_cases(name, size, pool, cores, rows):
         Case(f"{name}.playouts_all_cores",
              f"{name}: random playouts, {cores} cores ({games:,} a core, one process each)",
              "plies/s",
-             lambda: timed(lambda: sum(pool.map(
-                 pool_playouts, [(name, games, next(seeds)) for _ in range(cores)]))),
+             lambda: timed(lambda: workers.run(name, games, [next(seeds) for _ in range(cores)])),
              games_per_core=games, processes=cores),
         Case(f"{name}.reference_playouts",
              f"{name}: random playouts, reference engine ({size['reference_playouts']} a run)",
@@ -168,7 +210,8 @@ def game_cases(name, size, pool, cores, rows):
     command = cli_command("warmup", name)
     cases.append(Case(f"{name}.cached_start",
                       f"{name}: cached start, a new `ludo-flow warmup {name}` process", "s",
-                      lambda: (1, run_seconds(command)[0]), command="ludo-flow warmup " + name))
+                      lambda: (1, run_seconds(command)[0]), max_runs=size["cached_starts"],
+                      command="ludo-flow warmup " + name))
     return cases
 
 
@@ -266,7 +309,8 @@ def equal_cases(name, size, pyspiel, skipped):
     where = f"{len(lines)} positions x {sims} simulations"
     cases = [Case(f"{name}.mcts_equal", f"{name}: our MCTS ({where})", "simulations/s",
                   our_mcts_equal_sample(game, lines, sims), positions=lines, simulations=sims)]
-    keys = (f"{name}.openspiel_cpp_mcts", f"{name}.openspiel_python_mcts")
+    keys = (f"{name}.openspiel_cpp_mcts", f"{name}.openspiel_python_mcts",
+            f"{name}.openspiel_adapter_playouts")
     problem = ("open_spiel is not installed (pip install open_spiel)" if pyspiel is None
                else load_adapter())
     if problem is not None:
@@ -281,8 +325,29 @@ def equal_cases(name, size, pyspiel, skipped):
              "simulations/s", search_sample(cpp.mcts_search, states), simulations=sims),
         Case(keys[1], f"{name}: OpenSpiel Python MCTSBot, through the adapter ({where})",
              "simulations/s", search_sample(py.mcts_search, states), simulations=sims),
+        Case(keys[2], f"{name}: random playouts through the adapter, from Python "
+             f"({size['adapter_playouts']} a run)", "plies/s",
+             adapter_playout_sample(os_game, size["adapter_playouts"]),
+             games=size["adapter_playouts"]),
     ]
     return cases
+
+
+def adapter_playout_sample(os_game, games):
+    """Return a sample function timing `games` uniform random playouts of an OpenSpiel game
+    played from Python (legal_actions, apply_action): the cost of a ply through the adapter."""
+    seeds = iter(range(1, 10**9))
+
+    def playouts():
+        rng = random.Random(next(seeds))
+        plies = 0
+        for _ in range(games):
+            state = os_game.new_initial_state()
+            while not state.is_terminal():
+                state.apply_action(rng.choice(state.legal_actions()))
+                plies += 1
+        return plies
+    return lambda: timed(playouts)
 
 
 def breakthrough_cases(size, pyspiel, skipped):
@@ -327,6 +392,8 @@ def ratio_specs():
              "MCTSBot, equal simulations", f"{name}.mcts_equal", f"{name}.openspiel_python_mcts"),
             (f"{name}.kernels_over_reference", f"{name}: kernels / reference engine, random "
              "playouts", f"{name}.playouts", f"{name}.reference_playouts"),
+            (f"{name}.kernels_over_adapter", f"{name}: kernels / the OpenSpiel adapter from "
+             "Python, random playouts", f"{name}.playouts", f"{name}.openspiel_adapter_playouts"),
             (f"{name}.all_cores_over_one_core", f"{name}: random playouts, all cores / one core",
              f"{name}.playouts_all_cores", f"{name}.playouts"),
             (f"{name}.playouts_over_breakthrough", f"{name}: our random playouts / OpenSpiel C++ "
@@ -386,7 +453,8 @@ def run_rounds(cases, repeats, log):
     for r in range(repeats):
         log(f"# round {r + 1}/{repeats}")
         for case in (cases if r % 2 == 0 else cases[::-1]):
-            runs[case.key].append(case.measure())
+            if case.max_runs is None or len(runs[case.key]) < case.max_runs:
+                runs[case.key].append(case.measure())
     return runs
 
 
@@ -454,11 +522,11 @@ def run(quick=False, json_path=None, repeats=None, compile_json=None, command="l
             log("# compile times: benchmarks/bench_compile.py --entry " + " ".join(COMPILE_ENTRIES))
             rows.update(compile_rows(run_compile_bench(folder)))
         cores = os.cpu_count() or 1
-        with multiprocessing.get_context("spawn").Pool(cores) as pool:
+        with PlayoutWorkers(cores) as workers:
             cases = []
             for name in GAME_NAMES:
                 log(f"# {name}: warming up")
-                cases += game_cases(name, size, pool, cores, rows)
+                cases += game_cases(name, size, workers, cores, rows)
                 cases += equal_cases(name, size, pyspiel, skipped)
             cases += breakthrough_cases(size, pyspiel, skipped)
             runs = run_rounds(cases, size["repeats"], log)

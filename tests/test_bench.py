@@ -9,9 +9,9 @@ from ludo_flow import cli
 
 GAME_ROWS = ("first_call", "perft", "playouts", "playouts_all_cores", "reference_playouts",
              "mcts", "alphabeta", "cached_start", "mcts_equal")
-OPENSPIEL_GAME_ROWS = ("openspiel_cpp_mcts", "openspiel_python_mcts")
+OPENSPIEL_GAME_ROWS = ("openspiel_cpp_mcts", "openspiel_python_mcts", "openspiel_adapter_playouts")
 YARDSTICK_ROWS = ("breakthrough.cpp_playouts", "breakthrough.cpp_mcts")
-GAME_RATIOS = ("kernels_over_reference", "all_cores_over_one_core", "mcts_over_openspiel_cpp",
+GAME_RATIOS = ("kernels_over_reference", "kernels_over_adapter", "all_cores_over_one_core", "mcts_over_openspiel_cpp",
                "mcts_over_openspiel_python", "playouts_over_breakthrough", "mcts_over_breakthrough")
 
 
@@ -61,6 +61,7 @@ def test_quick_suite_writes_every_row(tmp_path, capsys):
             assert len(row["runs"]) == payload["repeats"] == 3, key
 
     needs = {"mcts_over_openspiel_cpp": adapter, "mcts_over_openspiel_python": adapter,
+             "kernels_over_adapter": adapter,
              "playouts_over_breakthrough": pyspiel, "mcts_over_breakthrough": pyspiel}
     for game in ("flow", "tolkuchka"):
         for ratio in GAME_RATIOS:
@@ -97,6 +98,5 @@ def test_openspiel_rows_are_skipped_with_a_note_without_open_spiel(monkeypatch):
     cases = bench_suite.equal_cases("flow", size, None, skipped)
     assert [case.key for case in cases] == ["flow.mcts_equal"]
     assert bench_suite.breakthrough_cases(size, None, skipped) == []
-    assert set(skipped) == {"flow.openspiel_cpp_mcts", "flow.openspiel_python_mcts",
-                            *YARDSTICK_ROWS}
+    assert set(skipped) == {f"flow.{row}" for row in OPENSPIEL_GAME_ROWS} | set(YARDSTICK_ROWS)
     assert all("open_spiel is not installed" in why for why in skipped.values())
