@@ -59,16 +59,14 @@ from ludo_flow.rng import new_rng  # noqa: E402
 GAME_NAMES = ("flow", "tolkuchka")
 UCT_C = 1.0  # every MCTS of the side-by-side rows
 SIZES = {  # work per sample (one round of one row)
-    "full": {"repeats": 5, "perft_depth": {"flow": 5, "tolkuchka": 8}, "playouts": 40000,
-             "reference_playouts": 3, "mcts": 50000, "alphabeta": 3000000,
-             "equal_simulations": 200, "equal_positions": 3, "adapter_playouts": 20,
-             "cached_starts": 5,
-             "breakthrough_playouts": 2000, "breakthrough_mcts": 3000},
+    "full": {"repeats": 5, "perft_depth": {"flow": 5, "tolkuchka": 7}, "playouts": 10000,
+             "reference_playouts": 3, "mcts": 20000, "alphabeta": 1000000,
+             "equal_simulations": 200, "equal_positions": 2, "adapter_playouts": 20,
+             "cached_starts": 3, "breakthrough_playouts": 2000, "breakthrough_mcts": 3000},
     "quick": {"repeats": 3, "perft_depth": {"flow": 3, "tolkuchka": 5}, "playouts": 2000,
               "reference_playouts": 1, "mcts": 2000, "alphabeta": 100000,
               "equal_simulations": 20, "equal_positions": 2, "adapter_playouts": 2,
-              "cached_starts": 1,
-              "breakthrough_playouts": 200, "breakthrough_mcts": 300},
+              "cached_starts": 1, "breakthrough_playouts": 200, "breakthrough_mcts": 300},
 }
 COMPILE_ENTRIES = ("perft", "tournament")
 
@@ -417,22 +415,24 @@ def ratios(runs):
 
 # ---- compile times (bench_compile.py) ----------------------------------------------------------
 def compile_rows(path):
-    """Return {key: row} of first-run and cached-start seconds per game and entry point from a
-    bench_compile.py JSON result."""
+    """Return {key: row} per game and entry point from a bench_compile.py JSON result: the CPU
+    seconds of the first run's warm-up (compiling; its wall time stretches on a busy machine)
+    and the wall seconds of a whole second process (loading the cache)."""
     entries = json.loads(Path(path).read_text()).get("entries", {})
     rows = {}
     for where, entry in entries.items():
         game, _, point = where.partition("/")
         first, cached = entry.get("first", {}), entry.get("cached", {})
-        if "warm_s" in first:
+        if "warm_cpu_s" in first:
             rows[f"{game}.compile.{point}"] = {
-                "label": f"{game}: first run of `{point}`, fresh cache (compiles), wall", "unit": "s",
-                **spread([first["warm_s"]]), "cpu_s": first.get("warm_cpu_s"),
+                "label": f"{game}: first run of `{point}`, fresh cache, compiling "
+                         f"(wall {first.get('warm_s', 0):.1f} s)", "unit": "CPU s",
+                **spread([first["warm_cpu_s"]]), "wall_s": first.get("warm_s"),
                 "process_wall_s": first.get("wall_s"), "compiled": first.get("compiled")}
-        if "warm_s" in cached:
+        if "wall_s" in cached:
             rows[f"{game}.cached.{point}"] = {
-                "label": f"{game}: cached start of `{point}` (a second process), wall", "unit": "s",
-                **spread([cached["warm_s"]]), "process_wall_s": cached.get("wall_s"),
+                "label": f"{game}: cached start of `{point}`, a second process (whole process)",
+                "unit": "s", **spread([cached["wall_s"]]), "warm_s": cached.get("warm_s"),
                 "loaded": cached.get("loaded")}
     return rows
 
