@@ -43,6 +43,15 @@ def spread(values):
             "runs": list(values)}
 
 
+def figure(value):
+    """Return a measured figure written for a table: 7.31 M, 104,000, 0.92."""
+    if value >= 1e6:
+        return f"{value / 1e6:,.2f} M"
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
+
+
 def timed(fn):
     """Return (fn()'s value, seconds it took)."""
     start = time.perf_counter()

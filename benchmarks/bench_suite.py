@@ -47,7 +47,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import cli_command, machine, report, run_seconds, spread, timed  # noqa: E402
+from _common import cli_command, figure, machine, report, run_seconds, spread, timed  # noqa: E402
 from bench_agents import replay_line, suite_lines  # noqa: E402
 from bench_engines import SETTINGS as ENGINE_SETTINGS, playout_batch, reference_plies  # noqa: E402
 
@@ -470,25 +470,16 @@ def versions(pyspiel):
     return found
 
 
-def fmt(value):
-    """Return a figure written for the table: 7.31 M, 104,000, 0.92."""
-    if value >= 1e6:
-        return f"{value / 1e6:,.2f} M"
-    if value >= 100:
-        return f"{value:,.0f}"
-    return f"{value:.3g}"
-
-
 def table_rows(payload):
     """Return the (label, value) lines of the printed table."""
     lines = [("Ratios (median of the per-round ratios; min-max)", "")]
     for row in payload["ratios"].values():
-        lines.append((f"  {row['label']}", f"{fmt(row['median'])}x  ({fmt(row['min'])}-"
-                                          f"{fmt(row['max'])})"))
+        lines.append((f"  {row['label']}", f"{figure(row['median'])}x  ({figure(row['min'])}-"
+                                          f"{figure(row['max'])})"))
     lines.append(("Rows (median of the rounds; min-max)", ""))
     for row in payload["rows"].values():
-        lines.append((f"  {row['label']}", f"{fmt(row['median'])} {row['unit']}  "
-                                          f"({fmt(row['min'])}-{fmt(row['max'])})"))
+        lines.append((f"  {row['label']}", f"{figure(row['median'])} {row['unit']}  "
+                                          f"({figure(row['min'])}-{figure(row['max'])})"))
     for key, why in payload["skipped"].items():
         lines.append((f"  {key}", f"skipped: {why}"))
     info = payload["machine"]

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from ludo_flow import cli
 
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 GAME_ROWS = ("first_call", "perft", "playouts", "playouts_all_cores", "reference_playouts",
              "mcts", "alphabeta", "cached_start", "mcts_equal")
 OPENSPIEL_GAME_ROWS = ("openspiel_cpp_mcts", "openspiel_python_mcts", "openspiel_adapter_playouts")
@@ -34,7 +35,7 @@ def check_spread(key, row):
     assert row["min"] <= row["median"] <= row["max"], (key, row)
 
 
-def test_quick_suite_writes_every_row(tmp_path, capsys):
+def test_quick_suite_writes_every_row(tmp_path, capsys, monkeypatch):
     out = tmp_path / "bench.json"
     assert cli.main(["bench", "--quick", "--json", str(out)]) == 0
     printed = capsys.readouterr().out
@@ -82,6 +83,13 @@ def test_quick_suite_writes_every_row(tmp_path, capsys):
     assert payload["rows"]["flow.perft"]["leaves"] > 0
     assert payload["command"].startswith("ludo-flow bench --quick")
 
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    from bench_table import RATIOS, markdown
+    table = markdown(payload)
+    assert table.startswith("| | Flow | Tolkuchka |")
+    assert all(f"**{label}**" in table for _, label in RATIOS)
+    assert info["cpu"] in table and payload["command"] in table
+
 
 def test_bench_refuses_zero_rounds(capsys):
     assert cli.main(["bench", "--repeats", "0"]) == 2
@@ -89,7 +97,7 @@ def test_bench_refuses_zero_rounds(capsys):
 
 
 def test_openspiel_rows_are_skipped_with_a_note_without_open_spiel(monkeypatch):
-    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parent.parent / "benchmarks"))
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
     import bench_suite
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # `import pyspiel` raises ImportError
     assert bench_suite.load_pyspiel() is None
