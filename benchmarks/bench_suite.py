@@ -39,6 +39,7 @@ import json
 import multiprocessing
 import os
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -100,6 +101,7 @@ def worker_playouts(name, games, seed):
 
 def worker_loop(conn):
     """Run the jobs (name, games, seed) received on `conn`, sending back their plies, until None."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # on Ctrl-C the suite's process stops us
     for job in iter(conn.recv, None):
         conn.send(worker_playouts(*job))
 
