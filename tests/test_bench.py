@@ -108,3 +108,9 @@ def test_openspiel_rows_are_skipped_with_a_note_without_open_spiel(monkeypatch):
     assert bench_suite.breakthrough_cases(size, None, skipped) == []
     assert set(skipped) == {f"flow.{row}" for row in OPENSPIEL_GAME_ROWS} | set(YARDSTICK_ROWS)
     assert all("open_spiel is not installed" in why for why in skipped.values())
+
+
+def test_bench_outside_a_source_checkout_says_so(monkeypatch, capsys):
+    monkeypatch.setattr(cli.os.path, "isfile", lambda path: False)
+    assert cli.main(["bench", "--quick"]) == 2
+    assert "from a source checkout" in capsys.readouterr().err
