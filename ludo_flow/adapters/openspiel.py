@@ -282,9 +282,9 @@ class BotAgent:
         check_state(state)
         game = load_game(state.game)
         player = state.current_player()
-        bot = self._bots.get((game, player))
+        bot = self._bots.get((state.game, player))  # keyed by our Game: pyspiel games are unhashable
         if bot is None:
-            bot = self._bots[game, player] = self.make_bot(game, player, self.seed)
+            bot = self._bots[state.game, player] = self.make_bot(game, player, self.seed)
         start = time.perf_counter()
         theirs = spiel_state(state)
         action = int(bot.step(theirs))

@@ -11,7 +11,7 @@ All kernels trust their inputs: the State layer validates.
 import numpy as np
 from numba import njit, uint64
 
-from ..bits import bit, lsb, msb, popcount
+from ..bits import bit, lsb, mark_plane, msb, popcount
 from ..inlining import into_search_loops
 from ..rng import rand_below
 
@@ -956,15 +956,6 @@ OBSERVATION_SHAPE = (12, 8, 8)
 
 
 @njit(cache=True)
-def _observe_board(out, plane, board):
-    """Set to 1 the squares of `board` in plane `plane` of `out`."""
-    while board:
-        sq = lsb(board)
-        board &= board - uint64(1)
-        out[plane, sq >> 3, sq & 7] = 1.0
-
-
-@njit(cache=True)
 def observation(state, out):
     """Write the observation planes of `state` into the float32 array `out` (OBSERVATION_SHAPE); return None.
 
@@ -977,22 +968,22 @@ def observation(state, out):
     white = state[WHITE]
     black = state[BLACK]
     dames = state[DAMES]
-    _observe_board(out, OBS_WHITE_PAWNS, white & ~dames)
-    _observe_board(out, OBS_WHITE_DAMES, white & dames)
-    _observe_board(out, OBS_BLACK_PAWNS, black & ~dames)
-    _observe_board(out, OBS_BLACK_DAMES, black & dames)
-    _observe_board(out, OBS_KNIGHTS, state[KNIGHTS])
-    _observe_board(out, OBS_ON_BOARD, state[MASK])
+    mark_plane(out, OBS_WHITE_PAWNS, white & ~dames)
+    mark_plane(out, OBS_WHITE_DAMES, white & dames)
+    mark_plane(out, OBS_BLACK_PAWNS, black & ~dames)
+    mark_plane(out, OBS_BLACK_DAMES, black & dames)
+    mark_plane(out, OBS_KNIGHTS, state[KNIGHTS])
+    mark_plane(out, OBS_ON_BOARD, state[MASK])
     choosing = state[PHASE] == PHASE_CHOOSE
     if state[SIDE] == 1:
         out[OBS_BLACK_TO_MOVE] = 1.0
     if state[STEP] == 2:
         out[OBS_STEP_TWO] = 1.0
     if state[FIRST] != NO_SQUARE and (state[STEP] == 2 or choosing):
-        _observe_board(out, OBS_FIRST_MOVED, bit(state[FIRST]))
+        mark_plane(out, OBS_FIRST_MOVED, bit(state[FIRST]))
     if choosing:
         out[OBS_CHOOSING] = 1.0
-        _observe_board(out, OBS_WASH_CANDIDATES,
+        mark_plane(out, OBS_WASH_CANDIDATES,
                        wash_candidates(white | black, np.int64(state[WIDTH]), state[MASK]))
     if state[MAX_TURNS] > 0:  # 0 only in a hand-made array
         out[OBS_TURNS] = np.float32(np.float64(state[TURNS]) / np.float64(state[MAX_TURNS]))

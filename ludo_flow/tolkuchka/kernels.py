@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, uint64
 
-from ..bits import bit, lsb, msb, popcount
+from ..bits import bit, lsb, mark_plane, msb, popcount
 from ..inlining import into_search_loops
 from ..rng import rand_below
 
@@ -662,15 +662,6 @@ OBSERVATION_SHAPE = (8, 8, 8)
 
 
 @njit(cache=True)
-def _observe_board(out, plane, board):
-    """Set to 1 the squares of `board` in plane `plane` of `out`."""
-    while board:
-        sq = lsb(board)
-        board &= board - uint64(1)
-        out[plane, sq >> 3, sq & 7] = 1.0
-
-
-@njit(cache=True)
 def observation(state, out):
     """Write the observation planes of `state` into the float32 array `out` (OBSERVATION_SHAPE); return None.
 
@@ -679,16 +670,16 @@ def observation(state, out):
     square and its landing square; all 0 without a ko), and two constant planes: the quiet plies
     over quiet_plies and the plies over max_plies."""
     out[:] = 0.0
-    _observe_board(out, OBS_WHITE, state[WHITE])
-    _observe_board(out, OBS_BLACK, state[BLACK])
+    mark_plane(out, OBS_WHITE, state[WHITE])
+    mark_plane(out, OBS_BLACK, state[BLACK])
     if state[SIDE] == 1:
         out[OBS_BLACK_TO_MOVE] = 1.0
     ko = state[KO]
     if ko != NO_KO:
-        _observe_board(out, OBS_KO_LINE, _ko_bar(ko)[1])
+        mark_plane(out, OBS_KO_LINE, _ko_bar(ko)[1])
         code = np.int64(ko) - 1
-        _observe_board(out, OBS_KO_TAIL, bit(code >> 6))
-        _observe_board(out, OBS_KO_LANDING, bit(code & 63))
+        mark_plane(out, OBS_KO_TAIL, bit(code >> 6))
+        mark_plane(out, OBS_KO_LANDING, bit(code & 63))
     if state[QUIET_PLIES] > 0:  # limits of 0 only in a hand-made array
         out[OBS_QUIET] = np.float32(np.float64(state[QUIET]) / np.float64(state[QUIET_PLIES]))
     if state[MAX_PLIES] > 0:
