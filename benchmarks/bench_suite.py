@@ -485,9 +485,9 @@ def table_rows(payload):
     for key, why in payload["skipped"].items():
         lines.append((f"  {key}", f"skipped: {why}"))
     info = payload["machine"]
-    lines.append(("load average (1, 5, 15 min) at start / end",
-                  f"{' '.join(f'{x:.2f}' for x in info['load_average'])} / "
-                  f"{' '.join(f'{x:.2f}' for x in payload['load_average_end'])}"))
+    loads = [" ".join(f"{x:.2f}" for x in load or ()) or "unknown"
+             for load in (info["load_average"], payload["load_average_end"])]
+    lines.append(("load average (1, 5, 15 min) at start / end", " / ".join(loads)))
     lines.append(("libraries", ", ".join(f"{k} {v}" for k, v in info["libraries"].items())))
     return lines
 
@@ -514,7 +514,7 @@ def run(quick=False, json_path=None, repeats=None, compile_json=None, command="l
         else:
             log("# compile times: benchmarks/bench_compile.py --entry " + " ".join(COMPILE_ENTRIES))
             rows.update(compile_rows(run_compile_bench(folder)))
-        cores = os.cpu_count() or 1
+        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
         with PlayoutWorkers(cores) as workers:
             cases = []
             for name in GAME_NAMES:

@@ -58,8 +58,8 @@ def markdown(payload):
                 cell(payload["rows"].get(f"{game}.{key}")) for game in GAMES) + " |")
     yardstick = [payload["rows"].get(k) for k in ("breakthrough.cpp_playouts", "breakthrough.cpp_mcts")]
     libraries = ", ".join(f"{k} {v}" for k, v in info.get("libraries", {}).items())
-    load = " ".join(f"{x:.1f}" for x in info["load_average"])
-    end = " ".join(f"{x:.1f}" for x in payload["load_average_end"])
+    load, end = (" ".join(f"{x:.1f}" for x in values or ()) or "unknown"
+                 for values in (info["load_average"], payload["load_average_end"]))
     about = (f"`{payload['command']}` ({payload['repeats']} rounds; medians with min–max), "
              f"{info['date']}, on {info['cpu']} ({info['cores']} cores), {info['platform']}, "
              f"python {info['python']}, numba {info['numba']}, numpy {info['numpy']}, {libraries}; "
