@@ -79,10 +79,12 @@ class Case:
     def __init__(self, key, label, unit, sample, max_runs=None, **info):
         self.key, self.label, self.unit, self.sample, self.info = key, label, unit, sample, info
         self.max_runs = max_runs  # None: one run a round
+        self.work = []  # the work of each run: plies, leaves, simulations, nodes
 
     def measure(self):
         """Run one sample; return its figure."""
         work, seconds = self.sample()
+        self.work.append(work)
         return seconds if self.unit == "s" else work / seconds
 
 
@@ -525,7 +527,10 @@ def run(quick=False, json_path=None, repeats=None, compile_json=None, command="l
             runs = run_rounds(cases, size["repeats"], log)
     for case in cases:
         rows[case.key] = {"label": case.label, "unit": case.unit, **spread(runs[case.key]),
-                          **case.info}
+                          **case.info, "work": case.work}
+        if "games" in case.info or "games_per_core" in case.info:
+            games = case.info.get("games") or case.info["games_per_core"] * case.info["processes"]
+            rows[case.key]["plies_per_game"] = sum(case.work) / (games * len(case.work))
     payload = {"command": command, "mode": mode,
                "repeats": size["repeats"], "sizes": size, "uct_c": UCT_C, "machine": info,
                "load_average_end": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
