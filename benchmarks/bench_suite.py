@@ -143,10 +143,9 @@ class PlayoutWorkers:
                 process.kill()
 
 
-def compiled_functions():
-    """Return (signatures loaded from numba's cache, signatures compiled) so far in this process."""
-    counts = cache.compile_counts().values()
-    return sum(h for h, _ in counts), sum(m for _, m in counts)
+def loaded_functions():
+    """Return how many signatures of the package's functions this process loaded from the cache."""
+    return sum(hits for hits, _ in cache.compile_counts().values())
 
 
 def game_cases(name, size, workers, cores, rows):
@@ -155,17 +154,16 @@ def game_cases(name, size, workers, cores, rows):
     gid = game.game_id
     start_state = game.new_initial_state()
     start = start_state.array
-    loaded, compiled = compiled_functions()
-
-    _, first = timed(lambda: (cache.warm(game, perft=True, specs=("random", "mcts", "alphabeta")),
-                              playout_batch(gid, start, new_rng(0), 1)))
-    loaded_now, compiled_now = compiled_functions()
+    loaded = loaded_functions()
+    specs = ("random", "mcts", "alphabeta")
+    (info, _), first = timed(lambda: (cache.warm(game, perft=True, specs=specs),
+                                      playout_batch(gid, start, new_rng(0), 1)))
+    compiled, loaded = sum(info.compiled.values()), loaded_functions() - loaded
     workers.run(name, 1, range(cores))  # each process loads the kernels
-    did = (f"compiled {compiled_now - compiled} functions" if compiled_now > compiled
-           else f"loaded {loaded_now - loaded} from the cache")
+    did = f"compiled {compiled} functions" if compiled else f"loaded {loaded} from the cache"
     rows[f"{name}.first_call"] = {
         "label": f"{name}: first calls in this process ({did})", "unit": "s",
-        **spread([first]), "compiled": compiled_now - compiled, "loaded": loaded_now - loaded}
+        **spread([first]), "compiled": compiled, "loaded": loaded}
 
     depth = size["perft_depth"][name]
     leaves = int(dispatch.perft(gid, start, depth))
