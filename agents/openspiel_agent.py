@@ -3,8 +3,9 @@
 Needs the `openspiel` extra (pip install "ludo_flow[openspiel]"); without it, building the agent
 raises AgentError. The bot plays through `ludo_flow.adapters.openspiel` (docs/adapters.md)."""
 import functools
+import time
 
-from .base import AgentError, BaseAgent, Setting
+from .base import AgentError, BaseAgent, SearchInterrupted, Setting
 
 BOTS = ("random", "mcts", "mcts_cpp")
 
@@ -46,7 +47,15 @@ class OpenSpielAgent(BaseAgent):
         self._bot_agent.reset(self.options["seed"] if seed is None else seed)
 
     def select_action(self, state):
-        """Return the OpenSpiel bot's action for the player to move (the state is not changed)."""
-        action = self._bot_agent.select_action(state)
+        """Return the OpenSpiel bot's action for the player to move (the state is not changed).
+
+        Ctrl-C raises SearchInterrupted without an action (OpenSpiel's bots keep no best move
+        so far)."""
+        start = time.perf_counter()
+        try:
+            action = self._bot_agent.select_action(state)
+        except KeyboardInterrupt:
+            self.last_stats = {"legal_actions": len(state.legal_actions()), "time": time.perf_counter() - start}
+            raise SearchInterrupted("openspiel: the bot was interrupted", None, dict(self.last_stats)) from None
         self.last_stats = dict(self._bot_agent.last_stats)
         return action

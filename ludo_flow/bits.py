@@ -37,12 +37,3 @@ def msb(x):
 def bit(sq):
     """Return the uint64 board with only square `sq` set."""
     return types.uint64(1) << types.uint64(sq)
-
-
-@njit(cache=True)
-def mark_plane(out, plane, board):
-    """Set to 1 the squares of `board` in plane `plane` of a (planes, 8, 8) array; return None."""
-    while board:
-        sq = lsb(board)
-        board &= board - types.uint64(1)
-        out[plane, sq >> 3, sq & 7] = 1.0

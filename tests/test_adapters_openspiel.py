@@ -14,8 +14,9 @@ import ludo_flow  # noqa: E402
 from agents.tournament import Tournament  # noqa: E402
 from ludo_flow import registry  # noqa: E402
 from ludo_flow.adapters import openspiel as adapter  # noqa: E402
-from open_spiel.python.algorithms import evaluate_bots, mcts  # noqa: E402
+from open_spiel.python.algorithms import evaluate_bots, generate_playthrough, mcts  # noqa: E402
 from open_spiel.python.bots.uniform_random import UniformRandomBot  # noqa: E402
+from open_spiel.python.observation import make_observation  # noqa: E402
 from test_flow_perft import TABLE  # noqa: E402
 
 # (OpenSpiel game string, our game name, variant, parameters): short limits keep games short.
@@ -149,6 +150,23 @@ def test_openspiel_api_checks_pass(case):
     pyspiel.random_sim_test(spiel, num_sims=2, serialize=True, verbose=False)
 
 
+@pytest.mark.parametrize("text", ["ludo_flow_flow(variant=fountain,max_turns=2)",
+                                  "ludo_flow_tolkuchka(max_plies=6)"])
+def test_an_openspiel_playthrough_and_its_python_observation_api(text):
+    """OpenSpiel's playthrough generator asks every API question at every state of a game."""
+    report = generate_playthrough.playthrough(text, action_sequence=None, alsologtostdout=False)
+    assert "# State 0" in report and "IsTerminal() = True" in report
+    game = pyspiel.load_game(text)
+    state = game.new_initial_state()
+    observation = make_observation(game)
+    while not state.is_terminal():
+        observation.set_from(state, 0)
+        assert observation.tensor.tolist() == state.observation_tensor(0)
+        assert np.array_equal(observation.dict["observation"], state.ludo_state().observation())
+        assert observation.string_from(state, 1) == state.observation_string(1) == str(state)
+        state.apply_action(state.legal_actions()[-1])
+
+
 def test_openspiel_random_and_mcts_bots_play_full_games():
     game = pyspiel.load_game("ludo_flow_flow(variant=fountain,max_turns=40)")
     rng = np.random.RandomState(3)
@@ -200,6 +218,22 @@ def test_openspiel_bots_as_our_agents_in_a_tournament(tmp_path):
     assert bot_agent.select_action(state) in state.legal_actions()
 
 
+def test_ctrl_c_in_an_openspiel_bot_is_a_search_interrupted(monkeypatch):
+    class Interrupted(pyspiel.Bot):
+        def __init__(self):
+            pyspiel.Bot.__init__(self)
+
+        def step(self, state):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(adapter, "make_bot", lambda *args, **kwargs: Interrupted())
+    agent = agents.make_agent("openspiel:bot=random")
+    state = ludo_flow.load_game("flow", "fountain").new_initial_state()
+    with pytest.raises(agents.SearchInterrupted) as caught:
+        agent.select_action(state)
+    assert caught.value.action is None and tuple(caught.value.stats) == agent.STATS_KEYS
+
+
 def test_states_convert_both_ways():
     state = ludo_flow.load_game("flow", "fountain").new_initial_state()
     state.apply_sequence("a2-b2")
@@ -207,6 +241,11 @@ def test_states_convert_both_ways():
     assert np.array_equal(theirs.array, state.array) and theirs.array is not state.array
     assert adapter.ludo_state(theirs) == state
     assert theirs.get_game().ludo_game == state.game
+    ours = ludo_flow.load_game("flow", "fountain", max_turns=9)
+    assert adapter.spiel_game(ours).ludo_game == ours and str(adapter.spiel_game(ours)) == str(
+        pyspiel.load_game("ludo_flow_flow(variant=fountain,max_turns=9)"))
+    assert adapter.spiel_game(ours) is adapter.spiel_game(ludo_flow.load_game("flow", "fountain", max_turns=9))
+    assert adapter.spiel_game("tolkuchka").ludo_game == ludo_flow.load_game("tolkuchka")
 
 
 def test_bad_parameters_and_actions_raise_clear_errors():

@@ -1,6 +1,7 @@
 """The PettingZoo adapter: PettingZoo's own api_test and seed_test, random games checked move by
 move against our State objects, truncation apart from termination, consecutive turns of one
 agent, and both render modes (skipped without the `pettingzoo` extra)."""
+import pickle
 import random
 
 import numpy as np
@@ -9,7 +10,7 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import ludo_flow  # noqa: E402
-from ludo_flow import registry  # noqa: E402
+from ludo_flow import registry, render  # noqa: E402
 from ludo_flow.adapters import pettingzoo as adapter  # noqa: E402
 from ludo_flow.adapters import raster  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
@@ -75,6 +76,18 @@ def test_random_games_agree_move_by_move_with_our_states(game, variant, params):
     assert seen == {True, False}  # both a truncated and a terminated game among the seeds
 
 
+def test_an_environment_pickles_mid_game():
+    env = adapter.env("flow", variant="fountain", render_mode="ansi")
+    env.reset(seed=2)
+    env.step(env.unwrapped.game_state.parse_action("a2-b2"))
+    copy = pickle.loads(pickle.dumps(env))  # vectorised and multiprocess trainers pickle environments
+    assert copy.agent_selection == env.agent_selection and copy.render() == env.render()
+    action = env.unwrapped.game_state.legal_actions()[0]
+    env.step(action)
+    copy.step(action)
+    assert np.array_equal(copy.unwrapped.game_state.array, env.unwrapped.game_state.array)
+
+
 def test_rewards_terminations_and_truncations_at_the_end():
     env = adapter.raw_env("tolkuchka", quiet_plies=1)
     env.reset()
@@ -100,31 +113,52 @@ def _advance(state):
     return max(state.legal_actions(), key=lambda a: ((a & 63) >> 3) - ((a >> 6) >> 3))
 
 
+def _pixel(image, height, sq, dx=0.0, dy=0.0):
+    """Return the colour of the pixel (dx, dy) from the centre of square `sq` of a raster."""
+    x, y = render.square_origin(sq, height)
+    return tuple(int(v) for v in image[int(y + render.CELL / 2 + dy), int(x + render.CELL / 2 + dx)])
+
+
+def _tinted(square_colour, tint):
+    colour, opacity = tint
+    mixed = (1 - opacity) * np.array(raster.rgb(square_colour)) + opacity * np.array(raster.rgb(colour))
+    return tuple(int(v) for v in np.rint(mixed))
+
+
 def test_ansi_and_rgb_rendering():
     env = adapter.env("flow", render_mode="ansi")
     env.reset()
     assert env.render() == str(env.unwrapped.game_state)
     env = adapter.env("flow", render_mode="rgb_array", max_turns=20)
     env.reset()
+    start = env.render()
+    assert start.shape == (render.PAD + 8 * render.CELL + render.LABEL_BAND,
+                           render.LABEL_BAND + 8 * render.CELL + render.PAD, 3) and start.dtype == np.uint8
+    dark, light = raster.rgb(render.DARK_SQUARE), raster.rgb(render.LIGHT_SQUARE)
+    assert _pixel(start, 8, 0, 15, 15) == dark and _pixel(start, 8, 8, 15, 15) == light   # a1, a2
+    assert _pixel(start, 8, 18, -8) == raster.rgb(render.WHITE_PIECE[0])                 # c3: a White pawn
+    assert _pixel(start, 8, 41, -8) == raster.rgb(render.BLACK_PIECE[0])                 # b6: a Black pawn
+    assert _pixel(start, 8, 28, 15, 15) == light                                         # e4: empty
     env.step(env.unwrapped.game_state.parse_action("b2-b3"))  # a choose phase: ~a3 and ~b3 ringed
     image = env.render()
-    assert image.shape == (8 * 40 + 18, 8 * 40 + 18, 3) and image.dtype == np.uint8
-
-    def pixel(sq, dx=0.0, dy=0.0):
-        return tuple(image[int((7 - (sq >> 3)) * 40 + 20 + dy), int(18 + (sq & 7) * 40 + 20 + dx)])
-
-    assert pixel(0, 15, 15) == raster._rgb(raster.DARK) and pixel(8, 15, 15) == raster._rgb(raster.LIGHT)
-    assert pixel(18, -8) == raster._rgb(raster.WHITE_PIECE[0])   # c3: a White pawn
-    assert pixel(41, -8) == raster._rgb(raster.BLACK_PIECE[0])   # b6: a Black pawn
-    assert pixel(16, 18) == raster._rgb(raster.MARK) and pixel(17, 18) == raster._rgb(raster.MARK)
-    assert pixel(18, 18) != raster._rgb(raster.MARK)
-    assert pixel(28, 15, 15) == raster._rgb(raster.LIGHT)         # e4: empty
-    small = raster.board_rgb(ludo_flow.load_game("flow", "fountain").new_initial_state(), cell=20)
-    assert small.shape == (5 * 20 + 18, 5 * 20 + 18, 3)
+    red = raster.rgb(render.MARK_COLOUR)
+    assert _pixel(image, 8, 16, 18) == red and _pixel(image, 8, 17, 18) == red and _pixel(image, 8, 18, 18) != red
+    assert _pixel(image, 8, 9, 15, 15) == _tinted(render.DARK_SQUARE, render.LAST_MOVE_TINT)   # b2, b3: the step
+    assert _pixel(image, 8, 17, 17, 17) == _tinted(render.LIGHT_SQUARE, render.LAST_MOVE_TINT)
+    env.step(env.unwrapped.game_state.parse_action("~a3"))  # a3 floats down to a2
+    image = env.render()
+    assert _pixel(image, 8, 16, 15, 15) == _tinted(render.DARK_SQUARE, render.LAST_MOVE_TINT)  # a3: the choice
+    assert _pixel(image, 8, 8, 15, 15) == _tinted(render.LIGHT_SQUARE, render.CHANGED_TINT)    # a2: moved by it
+    assert _pixel(image, 8, 16, 18) != red
+    small = raster.board_rgb(ludo_flow.load_game("flow", "fountain").new_initial_state())
+    assert small.shape == (render.PAD + 5 * render.CELL + render.LABEL_BAND,
+                           render.LABEL_BAND + 5 * render.CELL + render.PAD, 3)
     tk = ludo_flow.load_game("tolkuchka").new_initial_state()
-    tk.apply_sequence("b4-d6")
+    tk.apply_sequence("b4-d6")  # knocks d6 over e7 to f8: the ko bars d6-b4 knocks
     ko = raster.board_rgb(tk)
-    assert tuple(ko[int(2 * 40 + 20), int(18 + 3 * 40 + 20 + 18)]) == raster._rgb(raster.MARK)  # d6 ringed
+    assert _pixel(ko, 8, 25) == red and _pixel(ko, 8, 25, 2, -2) == red    # the dashed line starts at b4
+    assert _pixel(ko, 8, 25, -15, -15) == _tinted(render.DARK_SQUARE, render.LAST_MOVE_TINT)
+    assert _pixel(ko, 8, 61, 15, 15) == _tinted(render.DARK_SQUARE, render.CHANGED_TINT)     # f8: knocked there
     env = adapter.env("flow")
     env.reset()
     with pytest.warns(UserWarning, match="without a render_mode"):
@@ -148,5 +182,5 @@ def test_bad_parameters_and_actions_raise_clear_errors():
         env.step(5)
     with pytest.raises(ludo_flow.ActionError, match="an action is an int"):
         env.step("a1-b1")
-    with pytest.raises(ValueError):
-        raster.board_rgb(env.unwrapped.game_state, cell=3)
+    with pytest.raises(TypeError, match="no board picture"):
+        raster.board_rgb("not a state")

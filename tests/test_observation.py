@@ -112,6 +112,15 @@ def test_tolkuchka_planes_of_a_knock():
     assert _constant(obs[TK.OBS_QUIET], 0) and _constant(obs[TK.OBS_PLIES], 1 / 20)
 
 
+def test_the_counter_planes_stop_at_1_past_their_limit():
+    flow = ludo_flow.load_game("flow", "fountain", max_turns=5).from_string("p1p1p/p1p1p/5/P1P1P/P1P1P w 1 - 9")
+    assert _constant(flow.observation()[FK.OBS_TURNS], 1)
+    tk = ludo_flow.load_game("tolkuchka", quiet_plies=50, max_plies=60).from_string(
+        "8/2BBB3/1W1B4/W1W1B1B1/1W1W1B1B/4W1B1/3WWW2/8 w - 80 70")
+    obs = tk.observation()
+    assert _constant(obs[TK.OBS_QUIET], 1) and _constant(obs[TK.OBS_PLIES], 1)
+
+
 def test_importing_the_library_imports_no_optional_extra():
     import subprocess
     import sys

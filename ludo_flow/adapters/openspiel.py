@@ -15,7 +15,8 @@ action string is our notation, the observation tensor is our `State.observation(
 `AgentBot(agent)` is one of our agents as a `pyspiel.Bot`; `BotAgent(make_bot)` is any
 OpenSpiel bot as one of our agents (`agents.make_agent("openspiel:bot=mcts,...")` builds
 OpenSpiel's random and MCTS bots by spec, so they can enter our tournaments);
-`spiel_state(state)` and `ludo_state(spiel_state)` convert states both ways.
+`spiel_game(game)`, `spiel_state(state)` and `ludo_state(spiel_state)` convert games and
+states.
 """
 try:
     import pyspiel
@@ -34,6 +35,7 @@ from ludo_flow.errors import ActionError, ParameterError
 
 from . import _common
 
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)  # read once: a pybind enum lookup costs microseconds a call
 SHORT_NAMES = {entry.name: f"ludo_flow_{entry.name}" for entry in registry.ENTRIES}
 
 
@@ -105,6 +107,7 @@ class _SpielState(pyspiel.State):
     OpenSpiel clones a Python state by deep-copying its `__dict__` and serialises it by
     pickling it, so the array is the only attribute; the Game is found through `get_game()`."""
 
+    entry = None  # the registry entry of the game (set per game, like kernels)
     kernels = None
 
     def __init__(self, game, array):
@@ -124,7 +127,7 @@ class _SpielState(pyspiel.State):
     def current_player(self):
         """Return the player to decide (0 White, 1 Black), or pyspiel.PlayerId.TERMINAL."""
         if self.kernels.is_terminal(self._array):
-            return pyspiel.PlayerId.TERMINAL
+            return _TERMINAL
         return int(self.kernels.current_player(self._array))
 
     def _legal_actions(self, player):
@@ -135,7 +138,7 @@ class _SpielState(pyspiel.State):
 
     def _apply_action(self, action):
         """Play a legal action in place (ActionError if it is not legal)."""
-        if not _common.is_legal(self.get_game().entry, self._array, action):
+        if not _common.is_legal(self.entry, self._array, action):
             legal = " ".join(self._action_to_string(None, a) for a in self._legal_actions(None))
             raise ActionError(f"action {action} is illegal here; legal: {legal}" if legal
                               else f"action {action} is illegal: the game is over")
@@ -188,7 +191,7 @@ def _make_classes(entry):
     """Return the (Game, State) classes of a registered game and register the Game with pyspiel."""
     title = entry.name.capitalize()
     state_class = type(f"{title}SpielState", (_SpielState,),
-                       {"kernels": entry.kernels, "__module__": __name__,
+                       {"entry": entry, "kernels": entry.kernels, "__module__": __name__,
                         "__doc__": f"A {entry.name} state for OpenSpiel."})
     game_class = type(f"{title}SpielGame", (_SpielGame,),
                       {"entry": entry, "state_class": state_class, "game_type": _game_type(entry),
@@ -204,21 +207,20 @@ TolkuchkaSpielGame, TolkuchkaSpielState = _CLASSES["tolkuchka"]
 _spiel_games = {}
 
 
-def load_game(game):
+def spiel_game(game):
     """Return the pyspiel game of one of our Games (a ludo_flow Game, or a name with defaults)."""
     if isinstance(game, str):
         game = ludo_flow.load_game(game)
-    key = (game.name, game.variant, tuple(sorted(game.params.items())))
-    spiel = _spiel_games.get(key)
+    spiel = _spiel_games.get(game)  # Games are equal and hash alike by name, variant and parameters
     if spiel is None:
-        spiel = _spiel_games[key] = pyspiel.load_game(SHORT_NAMES[game.name],
+        spiel = _spiel_games[game] = pyspiel.load_game(SHORT_NAMES[game.name],
                                                       {"variant": game.variant, **game.params})
     return spiel
 
 
 def spiel_state(state):
     """Return an OpenSpiel state of our State's position (a copy; its history is empty)."""
-    game = load_game(state.game)
+    game = spiel_game(state.game)
     return game.state_class(game, state.array.copy())
 
 
@@ -258,9 +260,11 @@ class AgentBot(pyspiel.Bot):
 class BotAgent:
     """Any OpenSpiel bot as one of our agents (`select_action(state)`, `reset(seed)`, `name`).
 
-    `make_bot(spiel_game, player, seed)` builds the bot for a pyspiel game of ours (`load_game`)
+    `make_bot(game, player, seed)` builds the bot for a pyspiel game of ours (`spiel_game`)
     and a player (0 White, 1 Black); it is called again after each `reset` and for each game and
-    side the agent meets, so the same seed gives the same moves."""
+    side the agent meets, so the same seed gives the same moves. The bot sees each position
+    afresh (a new OpenSpiel state with an empty history; `inform_action` is never called), which
+    suits bots that search from the state they are given, as OpenSpiel's random and MCTS bots do."""
 
     STATS_KEYS = ("legal_actions", "time")
 
@@ -280,15 +284,16 @@ class BotAgent:
         """Return the OpenSpiel bot's action for the player to move in our `state` (unchanged)."""
         from agents.base import AgentError, check_state
         check_state(state)
-        game = load_game(state.game)
+        game = spiel_game(state.game)
         player = state.current_player()
         bot = self._bots.get((state.game, player))  # keyed by our Game: pyspiel games are unhashable
         if bot is None:
             bot = self._bots[state.game, player] = self.make_bot(game, player, self.seed)
-        start = time.perf_counter()
         theirs = spiel_state(state)
+        legal = len(theirs.legal_actions())
+        start = time.perf_counter()
         action = int(bot.step(theirs))
-        self.last_stats = {"legal_actions": len(theirs.legal_actions()), "time": time.perf_counter() - start}
+        self.last_stats = {"legal_actions": legal, "time": time.perf_counter() - start}
         if not state.is_legal(action):
             raise AgentError(f"{self.name}: the OpenSpiel bot returned the illegal action {action}")
         return action

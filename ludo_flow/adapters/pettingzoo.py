@@ -56,18 +56,24 @@ class raw_env(AECEnv):  # noqa: N801 - PettingZoo's name for the unwrapped envir
         if render_mode is not None and render_mode not in RENDER_MODES:
             raise ParameterError(f"render_mode must be one of {', '.join(RENDER_MODES)} or None, "
                                  f"got {render_mode!r}")
-        self.entry = registry.BY_NAME[game]
         self.game, self._start = _common.game_and_start(game, dict(params, variant=variant, position=position))
         self.render_mode = render_mode
         self.metadata = {"render_modes": list(RENDER_MODES), "name": f"ludo_flow_{game}_v0",
                          "is_parallelizable": False, "render_fps": 1}
         self.possible_agents = list(AGENTS)
         n = self.entry.action_space
+        shape = self.entry.observation_shape
         self.action_spaces = {a: gymnasium.spaces.Discrete(n) for a in AGENTS}
         self.observation_spaces = {a: gymnasium.spaces.Dict({
-            "observation": gymnasium.spaces.Box(0.0, 1.0, self.entry.observation_shape, np.float32),
+            "observation": gymnasium.spaces.Box(0.0, 1.0, shape, np.float32),
             "action_mask": gymnasium.spaces.Box(0, 1, (n,), np.int8)}) for a in AGENTS}
         self.game_state = None
+
+    @property
+    def entry(self):
+        """Return the game's registry entry (looked up, not stored: it holds a module, which
+        would stop the environment from pickling)."""
+        return registry.BY_NAME[self.game.name]
 
     def observation_space(self, agent):
         """Return the observation space of an agent (the same object every time)."""

@@ -11,8 +11,9 @@ All kernels trust their inputs: the State layer validates.
 import numpy as np
 from numba import njit, uint64
 
-from ..bits import bit, lsb, mark_plane, msb, popcount
+from ..bits import bit, lsb, msb, popcount
 from ..inlining import into_search_loops
+from ..planes import fraction, mark_plane
 from ..rng import rand_below
 
 WHITE, BLACK, DAMES, KNIGHTS, MASK = 0, 1, 2, 3, 4
@@ -962,7 +963,7 @@ def observation(state, out):
     Absolute, not from the mover's side: White's and Black's pawns and dames (rooks and knights
     move alike), the knights among the dames (display only), the board's squares, then planes
     that are constant over the board: Black to move, step 2, the choose phase, and the completed
-    turns over max_turns; the first-moved piece (step 2, or a choose phase, while it is on the
+    turns over max_turns (at most 1); the first-moved piece (step 2, or a choose phase, while it is on the
     board) and, in a choose phase, every wash candidate (the action mask tells which are legal)."""
     out[:] = 0.0
     white = state[WHITE]
@@ -985,5 +986,4 @@ def observation(state, out):
         out[OBS_CHOOSING] = 1.0
         mark_plane(out, OBS_WASH_CANDIDATES,
                        wash_candidates(white | black, np.int64(state[WIDTH]), state[MASK]))
-    if state[MAX_TURNS] > 0:  # 0 only in a hand-made array
-        out[OBS_TURNS] = np.float32(np.float64(state[TURNS]) / np.float64(state[MAX_TURNS]))
+    out[OBS_TURNS] = fraction(state[TURNS], state[MAX_TURNS])

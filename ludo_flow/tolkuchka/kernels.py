@@ -16,8 +16,9 @@ import math
 import numpy as np
 from numba import njit, uint64
 
-from ..bits import bit, lsb, mark_plane, msb, popcount
+from ..bits import bit, lsb, msb, popcount
 from ..inlining import into_search_loops
+from ..planes import fraction, mark_plane
 from ..rng import rand_below
 
 WHITE, BLACK, SIDE, KO, QUIET, PLIES, QUIET_PLIES, MAX_PLIES = 0, 1, 2, 3, 4, 5, 6, 7
@@ -668,7 +669,7 @@ def observation(state, out):
     Absolute, not from the mover's side: White's and Black's checkers, Black to move (a constant
     plane), the ko (the squares of the line the previous ply knocked along, that move's tail
     square and its landing square; all 0 without a ko), and two constant planes: the quiet plies
-    over quiet_plies and the plies over max_plies."""
+    over quiet_plies and the plies over max_plies (each at most 1)."""
     out[:] = 0.0
     mark_plane(out, OBS_WHITE, state[WHITE])
     mark_plane(out, OBS_BLACK, state[BLACK])
@@ -680,7 +681,5 @@ def observation(state, out):
         code = np.int64(ko) - 1
         mark_plane(out, OBS_KO_TAIL, bit(code >> 6))
         mark_plane(out, OBS_KO_LANDING, bit(code & 63))
-    if state[QUIET_PLIES] > 0:  # limits of 0 only in a hand-made array
-        out[OBS_QUIET] = np.float32(np.float64(state[QUIET]) / np.float64(state[QUIET_PLIES]))
-    if state[MAX_PLIES] > 0:
-        out[OBS_PLIES] = np.float32(np.float64(state[PLIES]) / np.float64(state[MAX_PLIES]))
+    out[OBS_QUIET] = fraction(state[QUIET], state[QUIET_PLIES])
+    out[OBS_PLIES] = fraction(state[PLIES], state[MAX_PLIES])
