@@ -23,6 +23,7 @@ def machine():
         pass
     return {"platform": platform.platform(), "cpu": cpu, "cores": os.cpu_count(),
             "python": platform.python_version(), "numba": numba.__version__, "numpy": numpy.__version__,
+            "load_average": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
             "date": time.strftime("%Y-%m-%d %H:%M:%S")}
 
 
@@ -34,6 +35,21 @@ def median_rate(fn, repeats):
         work = fn()
         rates.append(work / (time.perf_counter() - start))
     return statistics.median(rates), rates
+
+
+def spread(values):
+    """Return {"median", "min", "max", "runs"} of a list of measurements."""
+    return {"median": statistics.median(values), "min": min(values), "max": max(values),
+            "runs": list(values)}
+
+
+def figure(value):
+    """Return a measured figure written for a table: 7.31 M, 104,000, 0.92."""
+    if value >= 1e6:
+        return f"{value / 1e6:,.2f} M"
+    if value >= 100:
+        return f"{value:,.0f}"
+    return f"{value:.3g}"
 
 
 def timed(fn):
@@ -56,13 +72,16 @@ def cli_command(*args):
 
 
 def report(title, rows, payload, out_path):
-    """Print a two-column table of (label, value) rows and write `payload` as JSON to out_path."""
+    """Print a two-column table of (label, value) rows and write `payload` as JSON to out_path
+    (unless it is None)."""
     info = payload["machine"]
     print(f"{title}\n{info['cpu']} ({info['cores']} cores), {info['platform']}, "
           f"python {info['python']}, numba {info['numba']}, numpy {info['numpy']}")
     width = max(len(label) for label, _ in rows)
     for label, value in rows:
         print(f"  {label:<{width}}  {value}")
+    if out_path is None:
+        return
     out_path = Path(out_path)
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(json.dumps(payload, indent=2) + "\n")

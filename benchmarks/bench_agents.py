@@ -72,20 +72,36 @@ def mcts_playout_batch(game_id, state, rng, playouts):
 SUITE_DEPTH = {"flow": 6, "tolkuchka": 11}
 
 
-def suite_positions(game, count=16, seed=11):
-    """Return `count` ongoing positions reached by seeded random play of 2 to 23 plies."""
+def suite_lines(game, count=16, seed=11, plies=(2, 24)):
+    """Return `count` action lists, each a seeded random game of plies[0] to plies[1] - 1 plies
+    from the start that leads to an ongoing position."""
     rng = np.random.default_rng(seed)
-    positions = []
-    while len(positions) < count:
+    lines = []
+    while len(lines) < count:
         state = game.new_initial_state()
-        for _ in range(int(rng.integers(2, 24))):
+        line = []
+        for _ in range(int(rng.integers(*plies))):
             actions = state.legal_actions()
             if not actions:
                 break
-            state.apply(int(rng.choice(actions)))
+            line.append(int(rng.choice(actions)))
+            state.apply(line[-1])
         if not state.is_terminal():
-            positions.append(state)
-    return positions
+            lines.append(line)
+    return lines
+
+
+def replay_line(game, line):
+    """Return the State reached from the start by the actions of `line`."""
+    state = game.new_initial_state()
+    for action in line:
+        state.apply(action)
+    return state
+
+
+def suite_positions(game, count=16, seed=11):
+    """Return `count` ongoing positions reached by seeded random play of 2 to 23 plies."""
+    return [replay_line(game, line) for line in suite_lines(game, count, seed)]
 
 
 def suite_rate(game, depth, repeats):

@@ -308,6 +308,25 @@ def cmd_cache(args):
         print(f"# {label}: {path.name} ({cache.folder_size(path) / 1e6:.1f} MB)", file=sys.stderr)
 
 
+def cmd_bench(args):
+    """Run the benchmark suite (benchmarks/bench_suite.py of a source checkout): table and JSON."""
+    import importlib
+    folder = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "benchmarks")
+    if not os.path.isfile(os.path.join(folder, "bench_suite.py")):
+        raise CommandError(f"the benchmark scripts are not installed with the package: run this "
+                           f"from a source checkout (pip install -e .); no {folder}/bench_suite.py")
+    if args.repeats is not None and args.repeats < 1:
+        raise CommandError(f"--repeats must be at least 1, got {args.repeats}")
+    sys.path.insert(0, folder)  # the suite's worker processes import it by name
+    suite = importlib.import_module("bench_suite")
+    words = ["ludo-flow", "bench"] + ["--quick"] * args.quick
+    for flag, value in (("--repeats", args.repeats), ("--json", args.json),
+                        ("--compile-json", args.compile_json)):
+        words += [flag, str(value)] if value is not None else []
+    suite.run(quick=args.quick, json_path=args.json, repeats=args.repeats,
+              compile_json=args.compile_json, command=shlex.join(words))
+
+
 def build_parser():
     """Return the argparse parser of `ludo-flow`."""
     parser = argparse.ArgumentParser(prog="ludo-flow", description="Flow and Tolkuchka engines and agents")
@@ -368,6 +387,14 @@ def build_parser():
     p = sub.add_parser("cache", help="print the folder of the compiled code (numba's cache)")
     p.add_argument("--clear", action="store_true", help="delete the compiled code of every version")
     p.set_defaults(run=cmd_cache)
+    p = sub.add_parser("bench", help="the benchmark suite, side by side with OpenSpiel (a source checkout)")
+    p.add_argument("--quick", action="store_true", help="tiny sizes, 3 rounds, no fresh-cache compile times")
+    p.add_argument("--json", metavar="FILE", help="write the results here (default: "
+                   "benchmarks/results/bench.json; with --quick: not written)")
+    p.add_argument("--repeats", type=int, help="rounds (default: 5; with --quick 3)")
+    p.add_argument("--compile-json", metavar="FILE",
+                   help="compile times from this bench_compile.py result instead of measuring them")
+    p.set_defaults(run=cmd_bench)
     return parser
 
 

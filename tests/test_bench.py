@@ -1,0 +1,116 @@
+"""`ludo-flow bench --quick --json`: every row of the suite is there with sane values (no timing
+assertions: the figures themselves are the benchmark's business)."""
+import importlib.util
+import json
+import sys
+from pathlib import Path
+
+from ludo_flow import cli
+
+BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
+GAME_ROWS = ("first_call", "perft", "playouts", "playouts_all_cores", "reference_playouts",
+             "mcts", "alphabeta", "cached_start", "mcts_equal")
+OPENSPIEL_GAME_ROWS = ("openspiel_cpp_mcts", "openspiel_python_mcts", "openspiel_adapter_playouts")
+YARDSTICK_ROWS = ("breakthrough.cpp_playouts", "breakthrough.cpp_mcts")
+GAME_RATIOS = ("kernels_over_reference", "kernels_over_adapter", "all_cores_over_one_core", "mcts_over_openspiel_cpp",
+               "mcts_over_openspiel_python", "playouts_over_breakthrough", "mcts_over_breakthrough")
+
+
+def openspiel_usable():
+    """Return (pyspiel importable, our OpenSpiel adapter importable)."""
+    if importlib.util.find_spec("pyspiel") is None:
+        return False, False
+    try:
+        import ludo_flow.adapters.openspiel  # noqa: F401
+    except ImportError:
+        return True, False
+    return True, True
+
+
+def check_spread(key, row):
+    """Assert a row's figures are positive and finite, its median between its min and max."""
+    assert row["runs"], key
+    assert all(0 < value < float("inf") for value in row["runs"]), (key, row["runs"])
+    assert row["min"] == min(row["runs"]) and row["max"] == max(row["runs"]), key
+    assert row["min"] <= row["median"] <= row["max"], (key, row)
+
+
+def test_quick_suite_writes_every_row(tmp_path, capsys, monkeypatch):
+    out = tmp_path / "bench.json"
+    assert cli.main(["bench", "--quick", "--json", str(out)]) == 0
+    printed = capsys.readouterr().out
+    payload = json.loads(out.read_text())
+    pyspiel, adapter = openspiel_usable()
+
+    expected = [f"{game}.{row}" for game in ("flow", "tolkuchka") for row in GAME_ROWS]
+    peers = [f"{game}.{row}" for game in ("flow", "tolkuchka") for row in OPENSPIEL_GAME_ROWS]
+    if pyspiel:
+        expected += YARDSTICK_ROWS
+    else:
+        assert set(YARDSTICK_ROWS) <= set(payload["skipped"])
+    if adapter:
+        expected += peers
+    else:
+        assert set(peers) <= set(payload["skipped"])
+        assert all(payload["skipped"][key] for key in peers)  # a note says why
+    assert set(expected) <= set(payload["rows"]), set(expected) - set(payload["rows"])
+    assert not set(payload["skipped"]) & set(payload["rows"])
+    for key, row in payload["rows"].items():
+        check_spread(key, row)
+        assert row["label"] in printed and row["unit"]
+        if key.split(".")[1] not in ("first_call", "cached_start"):
+            assert len(row["runs"]) == payload["repeats"] == 3, key
+
+    needs = {"mcts_over_openspiel_cpp": adapter, "mcts_over_openspiel_python": adapter,
+             "kernels_over_adapter": adapter,
+             "playouts_over_breakthrough": pyspiel, "mcts_over_breakthrough": pyspiel}
+    for game in ("flow", "tolkuchka"):
+        for ratio in GAME_RATIOS:
+            key = f"{game}.{ratio}"
+            assert (key in payload["ratios"]) == needs.get(ratio, True), key
+            if key not in payload["ratios"]:
+                continue
+            row = payload["ratios"][key]
+            check_spread(key, row)
+            top, bottom = payload["rows"][row["numerator"]], payload["rows"][row["denominator"]]
+            assert row["runs"] == [a / b for a, b in zip(top["runs"], bottom["runs"])]
+
+    info = payload["machine"]
+    assert info["cores"] >= 1 and info["cpu"] and info["numba"] and info["numpy"]
+    assert len(info["load_average"]) == 3 and len(payload["load_average_end"]) == 3
+    assert info["libraries"]["ludo_flow"]
+    assert ("open_spiel" in info["libraries"]) == pyspiel
+    assert payload["rows"]["flow.perft"]["leaves"] > 0
+    assert payload["command"].startswith("ludo-flow bench --quick")
+
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    from bench_table import RATIOS, markdown
+    table = markdown(payload)
+    assert table.startswith("| | Flow | Tolkuchka |")
+    assert all(f"**{label}**" in table for _, label in RATIOS)
+    assert info["cpu"] in table and payload["command"] in table
+
+
+def test_bench_refuses_zero_rounds(capsys):
+    assert cli.main(["bench", "--repeats", "0"]) == 2
+    assert "--repeats must be at least 1" in capsys.readouterr().err
+
+
+def test_openspiel_rows_are_skipped_with_a_note_without_open_spiel(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_suite
+    monkeypatch.setitem(sys.modules, "pyspiel", None)  # `import pyspiel` raises ImportError
+    assert bench_suite.load_pyspiel() is None
+    skipped = {}
+    size = bench_suite.SIZES["quick"]
+    cases = bench_suite.equal_cases("flow", size, None, skipped)
+    assert [case.key for case in cases] == ["flow.mcts_equal"]
+    assert bench_suite.breakthrough_cases(size, None, skipped) == []
+    assert set(skipped) == {f"flow.{row}" for row in OPENSPIEL_GAME_ROWS} | set(YARDSTICK_ROWS)
+    assert all("open_spiel is not installed" in why for why in skipped.values())
+
+
+def test_bench_outside_a_source_checkout_says_so(monkeypatch, capsys):
+    monkeypatch.setattr(cli.os.path, "isfile", lambda path: False)
+    assert cli.main(["bench", "--quick"]) == 2
+    assert "from a source checkout" in capsys.readouterr().err
