@@ -446,14 +446,16 @@ def warm(game, perft=False, specs=(), start=None, stream=None, jobs=None):
     missing = absent or parts
     functions = [f for p in parts for f in p[2]]
     jobs = compile_jobs() if jobs is None else jobs
-    tasks = _helper_tasks(game, perft, specs, absent) if absent and jobs > 1 else []
+    stages = helper_stages(game, specs, absent) if absent and jobs > 1 else []
     seconds = sum(p[1] for p in missing)
-    if len(tasks) > 1:
-        seconds = max(seconds / min(jobs, len(tasks)), max(p[1] for p in missing))
+    if stages:  # roughly: the engine's halves at once, then the searches at once
+        searches = [p[1] for p in missing if p is not parts[0]]
+        seconds = sum(p[1] for p in missing if p is parts[0]) / 2 + max(searches, default=0)
     helped = {}
     with compiling(_join([p[0] for p in missing]), seconds, functions, stream=stream) as info:
-        if len(tasks) > 1:
-            helped = compile_in_helpers(game, tasks, start, jobs)
+        for tasks in stages:
+            for name, count in compile_in_helpers(game, tasks, start, jobs).items():
+                helped[name] = helped.get(name, 0) + count
         state = game.new_initial_state() if start is None else game.from_string(start)
         if perft:
             game.kernels.perft(state.array, 1)
@@ -484,27 +486,34 @@ def compile_jobs():
     return max(1, min(MAX_JOBS, os.cpu_count() or 1))
 
 
-def _helper_tasks(game, perft, specs, absent):
-    """Return the independent pieces of a warm-up whose parts `absent` are not in the cache,
-    each a dict for one helper process: one per kind of search (each compiles the engine it
-    plays on as well), or else the engine's two roots, `legal_actions` and `apply`, with the
-    argument types the kernels' own loops (perft) and the State layer call them with."""
+def helper_stages(game, specs, absent):
+    """Return the stages of a first-run warm-up whose parts `absent` are not in the cache:
+    lists of independent tasks, one helper process each, a stage after the one before it.
+
+    First the engine's two roots, `legal_actions` and `apply` (with the argument types the
+    kernels' own loops and the State layer call them with), whose trees hold most of the
+    engine; then one task per kind of search of `specs`, which find the engine in the cache.
+    A stage of one task is left to this process."""
     from agents.registry import parse_spec
+    # Each root with some of the small kernels the State layer and every search call, so that
+    # the searches' helpers do not both compile them.
+    roots = [{"kernels": [["legal_actions", "state", "int32[]"], ["is_terminal", "state"],
+                          ["termination", "state"]]},
+             {"kernels": [["apply", "state", "int32", "state"], ["apply", "state", "int64", "state"],
+                          ["result", "state"], ["evaluate", "state"]]}]
+    engine = [t for t in roots if is_cached(getattr(game.kernels, t["kernels"][0][0])) is False]
     absent_words = {p[0] for p in absent}
     by_kind = {}
     for spec in specs:
         kind = parse_spec(spec)[0]
         if kind in ("mcts", "alphabeta") and _AGENT_WORDS[kind] in absent_words:
             by_kind.setdefault(kind, []).append(spec)
-    if len(by_kind) > 1:
-        return [{"specs": kind_specs} for kind_specs in by_kind.values()]
-    roots = [{"kernels": [["legal_actions", "state", "int32[]"]]},
-             {"kernels": [["apply", "state", "int32", "state"], ["apply", "state", "int64", "state"]]}]
-    return [t for t in roots if is_cached(getattr(game.kernels, t["kernels"][0][0])) is False]
+    searches = [{"specs": kind_specs} for kind_specs in by_kind.values()]
+    return [stage for stage in (engine, searches) if len(stage) > 1]
 
 
 def run_helper_task(game, task, start=None):
-    """Compile what one helper task names (see `_helper_tasks`), in this process."""
+    """Compile what one helper task names (see `helper_stages`), in this process."""
     if task.get("kernels"):
         import numpy as np
         from numba import typeof, types
@@ -565,8 +574,9 @@ def compile_in_helpers(game, tasks, start=None, jobs=2):
                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                                text=True)
                     running.append((process, private))
-                process, private = running.pop(0)
+                process, private = running[0]
                 out, _ = process.communicate()
+                running.pop(0)
                 if process.returncode == 0:
                     merge_cache(private, here)
                     try:

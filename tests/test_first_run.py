@@ -83,7 +83,7 @@ def test_a_quick_block_is_silent_and_a_slow_one_is_announced_while_it_runs(tmp_p
 
 
 def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_path):
-    # Two helpers compile the engine's two roots at once (ludo_flow.cache.compile_in_helpers);
+    # Two helpers compile the engine's two roots at once (ludo_flow.cache.helper_stages);
     # this process then compiles only perft, and a second process compiles nothing at all.
     root = tmp_path / "package"
     for name in ("ludo_flow", "agents"):
@@ -93,8 +93,8 @@ def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_pa
     env.update(PYTHONPATH=str(root), LUDO_FLOW_CACHE_DIR=str(base), LUDO_FLOW_COMPILE_JOBS="2")
     script = ("import io, json, ludo_flow; from ludo_flow import cache; "
               "game = ludo_flow.load_game('tolkuchka'); "
-              "helped = cache.compile_in_helpers(game, cache._helper_tasks(game, True, (), "
-              "cache._parts(game, True, ())), jobs=2); "
+              "stages = cache.helper_stages(game, (), cache._parts(game, True, ())); "
+              "helped = cache.compile_in_helpers(game, stages[0], jobs=2) if stages else {}; "
               "info = cache.warm(game, perft=True, stream=io.StringIO()); "
               "print(json.dumps([sorted(helped), sorted(info.compiled)]))")
     runs = []
