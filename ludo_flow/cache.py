@@ -376,7 +376,7 @@ _AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
 # First-run compile seconds on the 2-core development VM (benchmarks/bench_compile.py, CPU seconds
 # of each part beyond the engine), used only to tell a user roughly how long to wait.
 ENGINE_SECONDS = {"flow": 8, "tolkuchka": 3}
-EXPECTED_SECONDS = {"engine": 8, "perft": 1, "random": 1, "mcts": 15, "alphabeta": 25}
+EXPECTED_SECONDS = {"engine": 8, "perft": 1, "random": 1, "mcts": 12, "alphabeta": 15}
 
 
 def entry_specs(entry):
@@ -495,12 +495,13 @@ def helper_stages(game, specs, absent):
     engine; then one task per kind of search of `specs`, which find the engine in the cache.
     A stage of one task is left to this process."""
     from agents.registry import parse_spec
-    # Each root with some of the small kernels the State layer and every search call, so that
-    # the searches' helpers do not both compile them.
-    roots = [{"kernels": [["legal_actions", "state", "int32[]"], ["is_terminal", "state"],
-                          ["termination", "state"]]},
-             {"kernels": [["apply", "state", "int32", "state"], ["apply", "state", "int64", "state"],
-                          ["result", "state"], ["evaluate", "state"]]}]
+    roots = [{"kernels": [["legal_actions", "state", "int32[]"]]},
+             {"kernels": [["apply", "state", "int32", "state"]]}]
+    if specs:  # and what a game played through the State layer and every search call, so that
+        # the searches' helpers do not both compile it
+        roots[0]["kernels"] += [["is_terminal", "state"], ["termination", "state"]]
+        roots[1]["kernels"] += [["apply", "state", "int64", "state"], ["result", "state"],
+                                ["evaluate", "state"]]
     engine = [t for t in roots if is_cached(getattr(game.kernels, t["kernels"][0][0])) is False]
     absent_words = {p[0] for p in absent}
     by_kind = {}
