@@ -1,7 +1,7 @@
 """First-run compile time of each entry point per game, where it goes, and the cached start.
 
     python benchmarks/bench_compile.py [--game flow|tolkuchka ...] [--entry perft play ...]
-                                       [--no-cli] [--top 8]
+                                       [--no-cli] [--top 8] [--jobs N]
 
 Each entry point (`perft`: the engine and perft; `play`: the engine and the random agent, what
 `ludo-flow play` runs; `mcts`; `alphabeta`; `tournament`: what a tournament worker runs for the
@@ -10,7 +10,11 @@ empty cache folder (first run: numba compiles), then again in a second process o
 (cached start: numba loads). Times are wall clock and CPU seconds (user + system): on a busy
 machine a compile's wall time stretches, its CPU time much less. Each process reports the seconds to import ludo_flow, the seconds
 the warm-up took, and numba's compile events: the CPU seconds spent compiling each function,
-excluding the functions it compiled on the way (its callees), so the breakdown adds up. Then
+excluding the functions it compiled on the way (its callees), so the breakdown adds up. A
+first run compiles independent parts in helper processes (`ludo_flow.cache.compile_in_helpers`;
+`--jobs N` sets LUDO_FLOW_COMPILE_JOBS for every process, 1 for none): the CPU seconds then
+count the helpers too, and the per-function breakdown is of the main process only (run with
+`--jobs 1` for the whole breakdown). Then
 the command lines `ludo-flow perft GAME --depth 1` and the issue's
 `ludo-flow play flow --white mcts:simulations=500 --black alphabeta:depth=3` are timed as a
 user runs them, wall clock of the whole process, first run and second run (`--no-cli` skips them).
@@ -34,10 +38,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import cli_command, machine, report  # noqa: E402
 
 ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
-KEYS = ("import_s", "warm_s", "warm_cpu_s", "wall_s", "cpu_s", "compiled", "loaded")
+KEYS = ("import_s", "warm_s", "warm_cpu_s", "helpers_cpu_s", "wall_s", "cpu_s", "compiled",
+        "compiled_in_helpers", "loaded")
 
 CHILD = r"""
-import io, json, sys, time
+import io, json, resource, sys, time
 began = time.perf_counter()
 import ludo_flow
 from ludo_flow import cache
@@ -59,15 +64,23 @@ class Listener(event.Listener):
         if stack:
             stack[-1][2] += inclusive
 
+def helpers_cpu():
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
 game = ludo_flow.load_game(game_name)
-began, cpu = time.perf_counter(), time.process_time()
+began, cpu, helpers = time.perf_counter(), time.process_time(), helpers_cpu()
 with event.install_listener("numba:compile", Listener()):
     info = cache.warm(game, perft=entry == "perft", specs=cache.entry_specs(entry),
                       stream=io.StringIO())
 warm_s = time.perf_counter() - began
 warm_cpu_s = time.process_time() - cpu
+helpers_cpu_s = helpers_cpu() - helpers
 counts = cache.compile_counts()
 print(json.dumps({"import_s": import_s, "warm_s": warm_s, "warm_cpu_s": warm_cpu_s,
+                  "helpers_cpu_s": helpers_cpu_s,
+                  "compiled_in_helpers": max(0, sum(info.compiled.values())
+                                             - sum(m for _, m in counts.values())),
                   "compile_s": spent,
                   "compiled": sum(m for _, m in counts.values()),
                   "loaded": sum(h for h, _ in counts.values()),
@@ -85,12 +98,15 @@ def copy_package(folder):
     return folder
 
 
+JOBS = {}  # LUDO_FLOW_COMPILE_JOBS for every process, if --jobs is given
+
+
 def child_env(root, cache_base):
     """Return the environment of a process that imports the copy in `root` and caches under
     `cache_base` only."""
     env = {k: v for k, v in os.environ.items()
            if k not in ("NUMBA_CACHE_DIR", "LUDO_FLOW_CACHE_DIR", "PYTHONPATH")}
-    env.update(LUDO_FLOW_CACHE_DIR=cache_base, PYTHONPATH=str(root))
+    env.update(LUDO_FLOW_CACHE_DIR=cache_base, PYTHONPATH=str(root), **JOBS)
     return env
 
 
@@ -144,8 +160,12 @@ def main():
     parser.add_argument("--entry", nargs="+", default=list(ENTRY_POINTS), choices=ENTRY_POINTS)
     parser.add_argument("--no-cli", action="store_true", help="skip the command-line timings")
     parser.add_argument("--top", type=int, default=8, help="functions listed per entry point")
+    parser.add_argument("--jobs", type=int, default=None,
+                        help="LUDO_FLOW_COMPILE_JOBS for every process (default: the library's)")
     parser.add_argument("--out", default=str(Path(__file__).parent / "results" / "compile.json"))
     args = parser.parse_args()
+    if args.jobs is not None:
+        JOBS["LUDO_FLOW_COMPILE_JOBS"] = str(args.jobs)
     rows, entries, cli = [], {}, {}
     load_at_start = os.getloadavg()
     measured = sources()
@@ -162,9 +182,12 @@ def main():
                     "cached": {k: second[k] for k in KEYS},
                     "compile_s_by_function": dict(top),
                     "compile_s_total": sum(first["compile_s"].values())}
-                rows.append((f"{game} {entry}: first run, wall s / CPU s (functions compiled)",
-                             f"{first['warm_s']:.1f} / {first['warm_cpu_s']:.1f} ({first['compiled']}); "
-                             f"whole process {first['wall_s']:.1f} / {first['cpu_s']:.1f}"))
+                rows.append((f"{game} {entry}: first run, wall s / CPU s + helpers' CPU s (functions "
+                             "compiled here + in helpers)",
+                             f"{first['warm_s']:.1f} / {first['warm_cpu_s']:.1f} + "
+                             f"{first['helpers_cpu_s']:.1f} ({first['compiled']} + "
+                             f"{first['compiled_in_helpers']}); whole process {first['wall_s']:.1f} / "
+                             f"{first['cpu_s']:.1f}"))
                 rows.append((f"{game} {entry}: cached start, wall s / CPU s (loaded)",
                              f"{second['warm_s']:.2f} / {second['warm_cpu_s']:.2f} ({second['loaded']}, "
                              f"compiled {second['compiled']}); whole process {second['wall_s']:.2f} / "
@@ -190,6 +213,7 @@ def main():
                              f"{first:.1f} ({first_cpu:.1f}) / {second:.2f} ({second_cpu:.2f})"))
                 print(f"# {label}: {first:.1f} s, cached {second:.2f} s", file=sys.stderr, flush=True)
     payload = {"machine": machine(), "load_average": [load_at_start, os.getloadavg()],
+               "compile_jobs": args.jobs if args.jobs is not None else "default (the machine's cores, at most 4)",
                "sources": measured, "entries": entries,
                "cli": cli}
     report("First-run compile time and cached start (each in new processes, new cache folders)",
