@@ -7,7 +7,7 @@ is White and - when it is Black. `flow_features` / `tolkuchka_features` fill one
 (numba, loop over the states); the name lists give the columns.
 """
 import numpy as np
-from numba import njit, uint64
+from numba import njit
 
 from ludo_flow.bits import lsb, msb, popcount
 from ludo_flow.flow import kernels as FK
@@ -50,113 +50,39 @@ TOLKUCHKA_CURRENT = tuple(TOLKUCHKA_HAND)
 
 
 @njit(cache=True)
-def _far_edge_steps(side, movable, occ, dames, mask, far):
-    """Return how many far-edge squares `movable` pieces of `side` can step to (current ignored)."""
-    sets = FK.step_targets(side, movable, occ, dames, mask)
-    reach = uint64(0)
-    for board in sets:
-        reach |= board
-    return np.int64(popcount(reach & far))
-
-
-@njit(cache=True)
-def _washable(own, side_other, other_movable, occ, dames, mask, width):
-    """Return (count, board) of `own` pieces that one step of the other side makes wash candidates.
-
-    At rest no wall stands, so a piece becomes a candidate when a piece arrives next to it on
-    its rank while its other side is occupied or the board's edge."""
-    sets = FK.step_targets(side_other, other_movable, occ, dames, mask)
-    arrival = uint64(0)
-    for board in sets:
-        arrival |= board
-    left_edge = FK.FILE_A & mask
-    right_edge = (FK.FILE_A << uint64(width - 1)) & mask
-    covered_left = ((occ << uint64(1)) & ~FK.FILE_A) | left_edge
-    covered_right = ((occ >> uint64(1)) & ~FK.FILE_H) | right_edge
-    arrive_right = (arrival >> uint64(1)) & ~FK.FILE_H
-    arrive_left = (arrival << uint64(1)) & ~FK.FILE_A
-    board = own & ((covered_left & arrive_right) | (covered_right & arrive_left))
-    return np.int64(popcount(board)), board
-
-
-@njit(cache=True)
 def flow_row(s, out):
-    """Fill `out` with the FLOW_FEATURES of the Flow state `s`."""
+    """Fill `out` with the FLOW_FEATURES of the Flow state `s`: the kernel's `tuned_terms`
+    (the current evaluation's three among them) and the candidates the tuned one left out."""
+    t = FK.tuned_terms(s)
     span = np.int64(s[FK.HEIGHT]) - 1
     white = s[FK.WHITE]
     black = s[FK.BLACK]
-    dames = s[FK.DAMES]
-    mask = s[FK.MASK]
-    width = np.int64(s[FK.WIDTH])
-    occ = white | black
     w_best = np.int64(msb(white) >> 3) if white else np.int64(0)
     b_best = span - np.int64(lsb(black) >> 3) if black else np.int64(0)
-    w_total = np.int64(FK._rank_sum(white))
-    b_total = span * np.int64(popcount(black)) - np.int64(FK._rank_sum(black))
-    out[0] = (w_best * w_best - b_best * b_best) / (span * span)
-    out[1] = (w_total - b_total) / (8.0 * span)
-    out[2] = np.int64(popcount(white)) - np.int64(popcount(black))
+    out[0], out[1], out[2] = t[0], t[1], t[2]
     out[3] = (w_best - b_best) / span
-    side = np.int64(s[FK.SIDE])
-    sign = 1.0 if side == 0 else -1.0
-    far_of = (FK.RANK_1 << uint64(8 * span), FK.RANK_1)  # White's far edge, Black's
-    mover = black if side else white
-    waiting = white if side else black
-    mover_movable = FK.movable_pieces(s)
-    out[4] = sign * _far_edge_steps(side, mover_movable, occ, dames, mask, far_of[side])
-    out[5] = -sign * _far_edge_steps(1 - side, waiting, occ, dames, mask, far_of[1 - side])
-    out[6] = sign * _washable(mover, 1 - side, waiting, occ, dames, mask, width)[0]
-    out[7] = -sign * _washable(waiting, side, mover_movable, occ, dames, mask, width)[0]
-    first_step = s[FK.STEP] == 1 and s[FK.PHASE] == FK.PHASE_STEP
-    out[8] = sign if first_step else 0.0
-    out[9] = 0.0 if first_step else sign
-
-
-@njit(cache=True)
-def _attacks(own, enemy):
-    """Return the (row, direction) pairs of `own` whose front square holds an enemy checker."""
-    count = 0
-    for d in range(4):
-        ahead = TK.shift(own, d)
-        behind = TK.shift(own, d + 4)
-        count += popcount(own & ahead & ~behind & TK.shift(enemy, d + 4))
-        count += popcount(own & behind & ~ahead & TK.shift(enemy, d))
-    return count
-
-
-@njit(cache=True)
-def _gap(a, b):
-    """Return the king distance between the nearest checkers of boards a and b, capped at 3."""
-    near = TK.neighbours(a) | a
-    if near & b:
-        return 1
-    return 2 if TK.neighbours(near) & b else 3
+    out[4], out[5], out[6], out[7], out[8] = t[3], t[4], t[5], t[6], t[7]
+    sign = 1.0 if s[FK.SIDE] == 0 else -1.0
+    out[9] = 0.0 if t[7] != 0.0 else sign
 
 
 @njit(cache=True)
 def tolkuchka_row(s, out):
-    """Fill `out` with the TOLKUCHKA_FEATURES of the Tolkuchka state `s`."""
+    """Fill `out` with the TOLKUCHKA_FEATURES of the Tolkuchka state `s`: the kernel's
+    `tuned_terms` (the current evaluation's three among them) and the candidates the tuned
+    one left out."""
+    t = TK.tuned_terms(s)
     white = s[TK.WHITE]
     black = s[TK.BLACK]
-    edge = TK.FILE_A | TK.FILE_H | TK.RANK_1 | TK.RANK_8
-    material = np.int64(popcount(white)) - np.int64(popcount(black))
-    out[0] = material
-    out[1] = np.int64(TK._open_fronts(white)) - np.int64(TK._open_fronts(black))
-    out[2] = np.int64(popcount(white & edge)) - np.int64(popcount(black & edge))
+    out[0], out[1], out[2] = t[0], t[1], t[2]
     w_adv = np.int64(FK._rank_sum(white))  # the same rank-bit sums (8 ranks)
     b_adv = 7 * np.int64(popcount(black)) - np.int64(FK._rank_sum(black))
     out[3] = (w_adv - b_adv) / 8.0
-    side = np.int64(s[TK.SIDE])
-    sign = 1.0 if side == 0 else -1.0
-    mover, waiting = (black, white) if side else (white, black)
-    out[4] = sign * _attacks(mover, waiting)
-    out[5] = -sign * _attacks(waiting, mover)
-    out[6] = material * np.float64(s[TK.QUIET]) / max(1.0, np.float64(s[TK.QUIET_PLIES]))
-    out[7] = material * (_gap(white, black) - 1) / 2.0
+    out[4], out[5], out[6], out[7] = t[3], t[4], t[5], t[6]
     near_black = TK.neighbours(TK.neighbours(black) | black)
     near_white = TK.neighbours(TK.neighbours(white) | white)
-    out[8] = material * np.int64(popcount(white & near_black) + popcount(black & near_white)) / 18.0
-    out[9] = sign
+    out[8] = t[0] * np.int64(popcount(white & near_black) + popcount(black & near_white)) / 18.0
+    out[9] = 1.0 if s[TK.SIDE] == 0 else -1.0
 
 
 @njit(cache=True)

@@ -39,13 +39,9 @@ OPENING_PLIES = (2, 3, 4, 5, 6, 7, 8)
 HOLD_OUT = 5  # game index % HOLD_OUT == 0 is held out
 RIDGE = 1e-4  # a whisper of L2 (per position) so a feature that never varies cannot diverge
 SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
-# The features the tuned evaluations use: all but those whose removal costs (almost) nothing
-# in held-out log-loss (the "all - X" rows), so the kernels compute no dead term.
-TUNED = {"flow": ["best2", "advance", "pieces", "runner_mover", "runner_waiting", "washable_mover",
-                  "washable_waiting", "tempo_step1"],
-         "tolkuchka": ["material", "mobility", "exposure", "attacks_mover", "attacks_waiting",
-                       "material_quiet", "material_gap"]}
-TUNED_LABEL = "tuned (the kernel's)"
+# The features the tuned evaluations use (the kernels' TUNED_TERMS): all but those whose
+# removal costs (almost) nothing in held-out log-loss (the "all - X" rows).
+TUNED_LABEL = "tuned terms, fitted"
 
 
 def records_path(game):
@@ -146,15 +142,14 @@ def fit_logistic(x, y, iterations=50):
     return w
 
 
-def evaluate_hand(game_name, states):
-    """Return the current `evaluate` of each state (White's view, in (-1, 1))."""
-    import ludo_flow
-    kernels = ludo_flow.load_game(game_name).kernels
-    return np.array([kernels.evaluate(s) for s in states])
+def evaluate_states(evaluate, states):
+    """Return a kernel evaluation of each state (White's view, in (-1, 1))."""
+    return np.array([evaluate(s) for s in states])
 
 
 def fit_game(game_name):
     """Return the fits of one game: models, their held-out figures, weights."""
+    import ludo_flow
     names, current, hand, featurize = FEATURES[game_name]
     states, y, index, records = positions(game_name)
     x = featurize(states)
@@ -166,7 +161,7 @@ def fit_game(game_name):
            "terminations": {}, "features": list(names), "models": []}
     for rec in records:
         out["terminations"][rec["termination"]] = out["terminations"].get(rec["termination"], 0) + 1
-    value = np.clip(evaluate_hand(game_name, states), -1 + 1e-12, 1 - 1e-12)
+    value = np.clip(evaluate_states(ludo_flow.load_game(game_name).kernels.evaluate, states), -1 + 1e-12, 1 - 1e-12)
     hand_logit = np.log1p(value) - np.log1p(-value)  # logit of p = (1 + v) / 2
     hand_w = np.array([hand.get(n, 0.0) for n in names])
     # the features reproduce the kernel's evaluation (up to its clip)
@@ -199,8 +194,12 @@ def fit_game(game_name):
     model("all features", list(names))
     for dropped in names:
         model(f"all - {dropped}", [n for n in names if n != dropped])
-    tuned = model(TUNED_LABEL, TUNED[game_name])
+    kernels = ludo_flow.load_game(game_name).kernels
+    tuned = model(TUNED_LABEL, kernels.TUNED_TERMS)
     out["tuned"] = dict(zip(tuned["features"], tuned["weights"]))
+    value = np.clip(evaluate_states(kernels.evaluate_tuned, states), -1 + 1e-12, 1 - 1e-12)
+    model("evaluate_tuned (the kernel: weights rounded to 4 places)", kernels.TUNED_TERMS,
+          logit=np.log1p(value) - np.log1p(-value))
     out["baseline_test_log_loss"] = base["test_log_loss"]
     base_losses = position_losses(base["test_logit"], y[test])
     for m in out["models"]:
