@@ -40,6 +40,8 @@ TOLKUCHKA_FEATURES = (
     "material_gap",     # material x (king distance between the armies, capped at 3, - 1) / 2
     "material_contact",  # material x checkers (both sides) within 2 king steps of an enemy / 18
     "tempo",            # the side to move
+    "material_fresh",   # material x (1 - quiet plies / quiet-ply limit)
+    "material_near",    # material x (1 - (king distance between the armies, capped at 3, - 1) / 2)
 )
 TOLKUCHKA_HAND = {"material": 0.5, "mobility": 0.05, "exposure": -0.05}
 
@@ -69,20 +71,24 @@ def flow_row(s, out):
 @njit(cache=True)
 def tolkuchka_row(s, out):
     """Fill `out` with the TOLKUCHKA_FEATURES of the Tolkuchka state `s`: the kernel's
-    `tuned_terms` (the current evaluation's three among them) and the candidates the tuned
-    one left out."""
-    t = TK.tuned_terms(s)
+    `tuned_terms` and what they are made of (material and its two interactions, counted
+    here as material minus its faded parts), and the candidates the tuned one left out."""
+    mobility, exposure, attacks_mover, attacks_waiting, fresh, near = TK.tuned_terms(s)
     white = s[TK.WHITE]
     black = s[TK.BLACK]
-    out[0], out[1], out[2] = t[0], t[1], t[2]
+    material = np.float64(np.int64(popcount(white)) - np.int64(popcount(black)))
+    out[0], out[1], out[2] = material, mobility, exposure
     w_adv = np.int64(FK._rank_sum(white))  # the same rank-bit sums (8 ranks)
     b_adv = 7 * np.int64(popcount(black)) - np.int64(FK._rank_sum(black))
     out[3] = (w_adv - b_adv) / 8.0
-    out[4], out[5], out[6], out[7] = t[3], t[4], t[5], t[6]
+    out[4], out[5] = attacks_mover, attacks_waiting
+    out[6] = material - fresh   # material x quiet / limit
+    out[7] = material - near    # material x (gap - 1) / 2
     near_black = TK.neighbours(TK.neighbours(black) | black)
     near_white = TK.neighbours(TK.neighbours(white) | white)
-    out[8] = t[0] * np.int64(popcount(white & near_black) + popcount(black & near_white)) / 18.0
+    out[8] = material * np.int64(popcount(white & near_black) + popcount(black & near_white)) / 18.0
     out[9] = 1.0 if s[TK.SIDE] == 0 else -1.0
+    out[10], out[11] = fresh, near
 
 
 @njit(cache=True)

@@ -600,9 +600,9 @@ def evaluate(state):
 
 # evaluate_tuned: the Texel fit of experiments/texel (logistic regression of self-play results
 # on these terms; weights in logit units, rounded to 4 places; results.md there).
-TUNED_TERMS = ("material", "mobility", "exposure", "attacks_mover", "attacks_waiting", "material_quiet",
-               "material_gap")
-TUNED_WEIGHTS = (0.2481, 0.0328, -0.1557, 0.181, 0.142, -0.201, -0.214)
+TUNED_TERMS = ("mobility", "exposure", "attacks_mover", "attacks_waiting", "material_fresh",
+               "material_near")
+TUNED_WEIGHTS = (0.0094, -0.1885, 0.2075, 0.1707, 0.1113, 0.1692)
 
 
 @njit(cache=True, inline="always")
@@ -631,27 +631,28 @@ def _gap(a, b):
 def tuned_terms(state):
     """Return evaluate_tuned's terms (TUNED_TERMS), each White's minus Black's.
 
-    `evaluate`'s three counts (material, mobility, exposure); attacks = (row, direction) pairs
-    whose front square is an enemy checker, for the mover and the waiting side apart (counted
-    + for White, - for Black); material x quiet plies / quiet-ply limit (a lead fades as the
-    quiet-ply draw nears); material x (king distance between the armies, capped at 3, - 1) / 2
-    (a lead far from the enemy is worth less: the terms that make a side ahead go and knock)."""
+    `evaluate`'s mobility and exposure; attacks = (row, direction) pairs whose front square
+    is an enemy checker, for the mover and the waiting side apart (counted + for White, - for
+    Black); and material (checkers) in two parts that fade: x (1 - quiet plies / quiet-ply
+    limit), as the quiet-ply draw nears, and x (1 - (king distance between the armies, capped
+    at 3, - 1) / 2), as the armies part. With both weights positive a lead never counts
+    against its side; a lead far from the enemy at the quiet-ply limit counts nothing (the
+    terms that make a side ahead go and knock)."""
     white = state[WHITE]
     black = state[BLACK]
     edge = FILE_A | FILE_H | RANK_1 | RANK_8
-    material = np.int64(popcount(white)) - np.int64(popcount(black))
+    material = np.float64(np.int64(popcount(white)) - np.int64(popcount(black)))
     side = state[SIDE]
     sign = 1.0 if side == 0 else -1.0
     mover, waiting = (black, white) if side else (white, black)
     quiet_limit = max(np.float64(1.0), np.float64(state[QUIET_PLIES]))
     gap = _gap(white, black) if white and black else 1
-    return (np.float64(material),
-            np.float64(np.int64(_open_fronts(white)) - np.int64(_open_fronts(black))),
+    return (np.float64(np.int64(_open_fronts(white)) - np.int64(_open_fronts(black))),
             np.float64(np.int64(popcount(white & edge)) - np.int64(popcount(black & edge))),
             sign * _attacks(mover, waiting),
             -sign * _attacks(waiting, mover),
-            material * np.float64(state[QUIET]) / quiet_limit,
-            material * (gap - 1) / 2.0)
+            material * (1.0 - np.float64(state[QUIET]) / quiet_limit),
+            material * (1.0 - (gap - 1) / 2.0))
 
 
 @njit(cache=True, inline=into_search_loops)
@@ -661,7 +662,7 @@ def evaluate_tuned(state):
     clipped to +-EVALUATION_BOUND. Odd under swapping the colours with a half turn."""
     t = tuned_terms(state)
     w = TUNED_WEIGHTS
-    logit = w[0] * t[0] + w[1] * t[1] + w[2] * t[2] + w[3] * t[3] + w[4] * t[4] + w[5] * t[5] + w[6] * t[6]
+    logit = w[0] * t[0] + w[1] * t[1] + w[2] * t[2] + w[3] * t[3] + w[4] * t[4] + w[5] * t[5]
     return min(max(odd_tanh(logit / 2.0), -EVALUATION_BOUND), EVALUATION_BOUND)
 
 
