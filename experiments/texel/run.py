@@ -248,7 +248,41 @@ def markdown(report):
                          f"{weight('current terms refitted')} | {weight('all features')} | "
                          f"{weight(TUNED_LABEL)} |")
         lines.append("")
+    lines += matches_markdown(report)
     return "\n".join(lines) + "\n"
+
+
+def matches_markdown(report):
+    """Return the lines of results.md for the SPRT matches and the matches against Random."""
+    lines = []
+    tests = [(key, game, entry) for key in ("sprt", "sprt_mcts") for game, entry in report.get(key, {}).items()]
+    tests += [("sprt_superseded", game, entry) for game, entry in report.get("sprt_superseded", {}).items()]
+    if tests:
+        lines += ["## SPRT: tuned against hand", "",
+                  f"`{SPRT}` (normalized model), openings `{SPRT_OPENINGS}` played with both colours, one "
+                  "worker; the match stops when the test decides. Elo ± is per opening pair (95 %).", "",
+                  "| game | tuned | hand | decision | LLR | games | W | D | L | score | Elo | pairs LL/LD/WL+DD/WD/WW |",
+                  "|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
+        for key, game, e in tests:
+            first = e.get("first", "alphabeta:depth=3,eval=texel")
+            second = e.get("second", "alphabeta:depth=3,eval=hand")
+            label = game + (" (superseded form)" if key == "sprt_superseded" else "")
+            lines.append(f"| {label} | `{first}` | `{second}` | {e['sprt']['decision']} | {e['sprt']['llr']:.2f} | "
+                         f"{e['games']} | {e['wins']} | {e['draws']} | {e['losses']} | {100 * e['score']:.1f}% | "
+                         f"{e['elo']:+.0f} ± {e['elo_error']:.0f} | {'/'.join(map(str, e['sprt']['pairs']))} |")
+        lines.append("")
+    if report.get("vs_random"):
+        lines += ["## Alpha-beta depth 3 against Random", "",
+                  "100 games per evaluation, 50 random 2-ply openings played with both colours (seed "
+                  f"{report['play']['flow']['seed']}).", "",
+                  "| game | agent | W | D | L | draws ended by |", "|---|---|---:|---:|---:|---|"]
+        for game, by_eval in report["vs_random"].items():
+            for e, m in by_eval.items():
+                ends = ", ".join(f"{k} {v}" for k, v in m["draw_terminations"].items()) or "-"
+                lines.append(f"| {game} | `alphabeta:depth=3,eval={e}` | {m['wins']} | {m['draws']} | "
+                             f"{m['losses']} | {ends} |")
+        lines.append("")
+    return lines
 
 
 SPRT = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
