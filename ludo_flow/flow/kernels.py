@@ -859,6 +859,34 @@ def _washable(own, arrival, occ, mask, width):
 
 
 @njit(cache=True, inline="always")
+def _terms(white, black, dames, mask, width, height, side, step, phase, first):
+    """Return the TUNED_TERMS of the position given by its fields (see `tuned_terms`)."""
+    span = np.int64(height) - 1
+    occ = white | black
+    w_best = (msb(white) >> 3) if white else np.int64(0)
+    b_best = span - (lsb(black) >> 3) if black else np.int64(0)
+    w_count = np.int64(popcount(white))
+    b_count = np.int64(popcount(black))
+    w_total = np.int64(_rank_sum(white))
+    b_total = span * b_count - np.int64(_rank_sum(black))
+    sign = 1.0 if side == 0 else -1.0
+    mover = black if side else white
+    waiting = white if side else black
+    mover_reach = _reach(side, _movable(mover, step, first), occ, dames, mask)
+    waiting_reach = _reach(side ^ uint64(1), waiting, occ, dames, mask)
+    far = (mask & (RANK_1 << uint64(8 * span)), mask & RANK_1)  # White's far edge, Black's
+    width = np.int64(width)
+    return ((w_best * w_best - b_best * b_best) / (span * span),
+            (w_total - b_total) / (8.0 * span),
+            np.float64(w_count - b_count),
+            sign * np.int64(popcount(mover_reach & far[side])),
+            -sign * np.int64(popcount(waiting_reach & far[side ^ uint64(1)])),
+            sign * _washable(mover, waiting_reach, occ, mask, width),
+            -sign * _washable(waiting, mover_reach, occ, mask, width),
+            sign if step == 1 and phase == PHASE_STEP else 0.0)
+
+
+@njit(cache=True, inline="always")
 def tuned_terms(state):
     """Return evaluate_tuned's terms (TUNED_TERMS), each White's minus Black's.
 
@@ -868,46 +896,30 @@ def tuned_terms(state):
     pieces can step to (the mover's movable ones; a win at once), washable = the side's
     pieces that one step of the other side makes wash candidates; tempo_step1 = the mover
     has its whole turn ahead (not a second step or a wash choice)."""
-    span = np.int64(state[HEIGHT]) - 1
-    white = state[WHITE]
-    black = state[BLACK]
-    dames = state[DAMES]
-    mask = state[MASK]
-    width = np.int64(state[WIDTH])
-    occ = white | black
-    w_best = (msb(white) >> 3) if white else np.int64(0)
-    b_best = span - (lsb(black) >> 3) if black else np.int64(0)
-    w_count = np.int64(popcount(white))
-    b_count = np.int64(popcount(black))
-    w_total = np.int64(_rank_sum(white))
-    b_total = span * b_count - np.int64(_rank_sum(black))
-    side = state[SIDE]
-    sign = 1.0 if side == 0 else -1.0
-    mover = black if side else white
-    waiting = white if side else black
-    mover_reach = _reach(side, movable_pieces(state), occ, dames, mask)
-    waiting_reach = _reach(side ^ uint64(1), waiting, occ, dames, mask)
-    far = (mask & (RANK_1 << uint64(8 * span)), mask & RANK_1)  # White's far edge, Black's
-    return ((w_best * w_best - b_best * b_best) / (span * span),
-            (w_total - b_total) / (8.0 * span),
-            np.float64(w_count - b_count),
-            sign * np.int64(popcount(mover_reach & far[side])),
-            -sign * np.int64(popcount(waiting_reach & far[side ^ uint64(1)])),
-            sign * _washable(mover, waiting_reach, occ, mask, width),
-            -sign * _washable(waiting, mover_reach, occ, mask, width),
-            sign if state[STEP] == 1 and state[PHASE] == PHASE_STEP else 0.0)
+    return _terms(state[WHITE], state[BLACK], state[DAMES], state[MASK], state[WIDTH], state[HEIGHT],
+                  state[SIDE], state[STEP], state[PHASE], state[FIRST])
+
+
+@njit(cache=True)
+def _tuned_value(white, black, dames, mask, width, height, side, step, phase, first):
+    """Return evaluate_tuned's value of the position given by its fields."""
+    t = _terms(white, black, dames, mask, width, height, side, step, phase, first)
+    w = TUNED_WEIGHTS
+    logit = (w[0] * t[0] + w[1] * t[1] + w[2] * t[2] + w[3] * t[3] + w[4] * t[4] + w[5] * t[5]
+             + w[6] * t[6] + w[7] * t[7])
+    return min(max(odd_tanh(logit / 2.0), -EVALUATION_BOUND), EVALUATION_BOUND)
 
 
 @njit(cache=True, inline=into_search_loops)
 def evaluate_tuned(state):
     """Return the tuned heuristic value in (-1, 1) from White's side: tanh(logit / 2) of the
     Texel fit's logit over `tuned_terms` (so the value is the fit's expected score 2 p - 1),
-    clipped to +-EVALUATION_BOUND. Odd under swapping the colours with the ranks mirrored."""
-    t = tuned_terms(state)
-    w = TUNED_WEIGHTS
-    logit = (w[0] * t[0] + w[1] * t[1] + w[2] * t[2] + w[3] * t[3] + w[4] * t[4] + w[5] * t[5]
-             + w[6] * t[6] + w[7] * t[7])
-    return min(max(odd_tanh(logit / 2.0), -EVALUATION_BOUND), EVALUATION_BOUND)
+    clipped to +-EVALUATION_BOUND. Odd under swapping the colours with the ranks mirrored.
+
+    The terms are computed in a call on the state's fields (scalars: no reference counting),
+    so a search that inlines this keeps its node loop, and its compile time, as before."""
+    return _tuned_value(state[WHITE], state[BLACK], state[DAMES], state[MASK], state[WIDTH],
+                        state[HEIGHT], state[SIDE], state[STEP], state[PHASE], state[FIRST])
 
 
 @njit(cache=True, inline="always")  # once per playout ply: no call, no refcount round trips

@@ -628,6 +628,23 @@ def _gap(a, b):
 
 
 @njit(cache=True, inline="always")
+def _terms(white, black, side, quiet, quiet_plies):
+    """Return the TUNED_TERMS of the position given by its fields (see `tuned_terms`)."""
+    edge = FILE_A | FILE_H | RANK_1 | RANK_8
+    material = np.float64(np.int64(popcount(white)) - np.int64(popcount(black)))
+    sign = 1.0 if side == 0 else -1.0
+    mover, waiting = (black, white) if side else (white, black)
+    quiet_limit = max(np.float64(1.0), np.float64(quiet_plies))
+    gap = _gap(white, black) if white and black else 1
+    return (np.float64(np.int64(_open_fronts(white)) - np.int64(_open_fronts(black))),
+            np.float64(np.int64(popcount(white & edge)) - np.int64(popcount(black & edge))),
+            sign * _attacks(mover, waiting),
+            -sign * _attacks(waiting, mover),
+            material * (1.0 - np.float64(quiet) / quiet_limit),
+            material * (1.0 - (gap - 1) / 2.0))
+
+
+@njit(cache=True, inline="always")
 def tuned_terms(state):
     """Return evaluate_tuned's terms (TUNED_TERMS), each White's minus Black's.
 
@@ -638,32 +655,27 @@ def tuned_terms(state):
     at 3, - 1) / 2), as the armies part. With both weights positive a lead never counts
     against its side; a lead far from the enemy at the quiet-ply limit counts nothing (the
     terms that make a side ahead go and knock)."""
-    white = state[WHITE]
-    black = state[BLACK]
-    edge = FILE_A | FILE_H | RANK_1 | RANK_8
-    material = np.float64(np.int64(popcount(white)) - np.int64(popcount(black)))
-    side = state[SIDE]
-    sign = 1.0 if side == 0 else -1.0
-    mover, waiting = (black, white) if side else (white, black)
-    quiet_limit = max(np.float64(1.0), np.float64(state[QUIET_PLIES]))
-    gap = _gap(white, black) if white and black else 1
-    return (np.float64(np.int64(_open_fronts(white)) - np.int64(_open_fronts(black))),
-            np.float64(np.int64(popcount(white & edge)) - np.int64(popcount(black & edge))),
-            sign * _attacks(mover, waiting),
-            -sign * _attacks(waiting, mover),
-            material * (1.0 - np.float64(state[QUIET]) / quiet_limit),
-            material * (1.0 - (gap - 1) / 2.0))
+    return _terms(state[WHITE], state[BLACK], state[SIDE], state[QUIET], state[QUIET_PLIES])
+
+
+@njit(cache=True)
+def _tuned_value(white, black, side, quiet, quiet_plies):
+    """Return evaluate_tuned's value of the position given by its fields."""
+    t = _terms(white, black, side, quiet, quiet_plies)
+    w = TUNED_WEIGHTS
+    logit = w[0] * t[0] + w[1] * t[1] + w[2] * t[2] + w[3] * t[3] + w[4] * t[4] + w[5] * t[5]
+    return min(max(odd_tanh(logit / 2.0), -EVALUATION_BOUND), EVALUATION_BOUND)
 
 
 @njit(cache=True, inline=into_search_loops)
 def evaluate_tuned(state):
     """Return the tuned heuristic value in (-1, 1) from White's side: tanh(logit / 2) of the
     Texel fit's logit over `tuned_terms` (so the value is the fit's expected score 2 p - 1),
-    clipped to +-EVALUATION_BOUND. Odd under swapping the colours with a half turn."""
-    t = tuned_terms(state)
-    w = TUNED_WEIGHTS
-    logit = w[0] * t[0] + w[1] * t[1] + w[2] * t[2] + w[3] * t[3] + w[4] * t[4] + w[5] * t[5]
-    return min(max(odd_tanh(logit / 2.0), -EVALUATION_BOUND), EVALUATION_BOUND)
+    clipped to +-EVALUATION_BOUND. Odd under swapping the colours with a half turn.
+
+    The terms are computed in a call on the state's fields (scalars: no reference counting),
+    so a search that inlines this keeps its node loop, and its compile time, as before."""
+    return _tuned_value(state[WHITE], state[BLACK], state[SIDE], state[QUIET], state[QUIET_PLIES])
 
 
 @njit(cache=True)
