@@ -121,11 +121,17 @@ class Game:
 
 
 class State:
-    """One position of a game, with its decision history hidden in the kernel array."""
+    """One position of a game, with its decision history hidden in the kernel array.
+
+    A state reached by `apply` or `child` also remembers its last decision (`last_action`) and
+    the array before it, for pictures that mark the last move; neither is part of the position
+    (equality, hashing and `to_string()` ignore them)."""
 
     def __init__(self, game, array):
         self.game = game
         self._array = array
+        self._last_action = None
+        self._before = None  # the array `_last_action` was played on; no State writes to it
 
     @property
     def array(self):
@@ -161,18 +167,36 @@ class State:
     def apply(self, action):
         """Play a legal action (an int) on this state in place; return None."""
         action = self._check_legal(action)
-        self.kernels.apply(self._array, action, self._array)
+        # Into a new array, so the one before stays intact for `_before` (and for any child
+        # or clone sharing it as theirs) without a copy.
+        out = np.empty_like(self._array)
+        self.kernels.apply(self._array, action, out)
+        self._before, self._last_action, self._array = self._array, action, out
 
     def child(self, action):
         """Return a new state: this one after a legal action (this one is unchanged)."""
         action = self._check_legal(action)
         out = np.empty_like(self._array)
         self.kernels.apply(self._array, action, out)
-        return type(self)(self.game, out)
+        child = type(self)(self.game, out)
+        child._before, child._last_action = self._array, action
+        return child
 
     def clone(self):
-        """Return an independent copy of this state."""
-        return type(self)(self.game, self._array.copy())
+        """Return an independent copy of this state (with the same last move)."""
+        copy = type(self)(self.game, self._array.copy())
+        copy._before, copy._last_action = self._before, self._last_action
+        return copy
+
+    @property
+    def last_action(self):
+        """Return the action that made this state by `apply` or `child`, or None (a state made
+        from a position string or an array has no last move)."""
+        return self._last_action
+
+    def previous_state(self):
+        """Return the state `last_action` was played on (without a last move of its own), or None."""
+        return None if self._before is None else type(self)(self.game, self._before.copy())
 
     def is_terminal(self):
         """Return True if the game is over."""
@@ -198,6 +222,15 @@ class State:
         r = int(self.kernels.result(self._array))
         winner = 0 if r == self.kernels.WHITE_WINS else 1 if r == self.kernels.BLACK_WINS else None
         return Outcome(self.game.terminations[code], winner)
+
+    def _end_text(self):
+        """Return who won and why as phrases of a caption: ['White wins:', 'Black has no legal move']."""
+        outcome = self.outcome()
+        names = ("White", "Black")
+        head = "Draw" if outcome.winner is None else f"{names[outcome.winner]} wins"
+        words = self._END_PHRASES[outcome.termination].format(
+            winner=names[outcome.winner or 0], loser=names[1 - (outcome.winner or 0)], **self.game.params)
+        return [f"{head}:", words]
 
     def result_string(self):
         """Return '1-0', '0-1', '1/2-1/2' for a finished game, '*' for one still going."""
@@ -242,7 +275,11 @@ class State:
             text = "choose phase"
         return f"<{type(self).__name__} {text}>"
 
-    # Hooks a game implements: action_to_string, _check_notation, to_string, __str__, _repr_svg_.
+    # Hooks a game implements: action_to_string, _check_notation, to_string, __str__, _repr_svg_,
+    # _status (phrases of a caption: what happens next, or how the game ended),
+    # and _END_PHRASES (Termination -> why the game ended, with {winner}, {loser}, its parameters).
+    _END_PHRASES = {}
+
     def action_to_string(self, action):
         raise NotImplementedError
 

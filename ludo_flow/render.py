@@ -1,4 +1,6 @@
 """Square names and board pictures (ASCII for terminals, SVG for notebooks) for both games."""
+from xml.sax.saxutils import escape
+
 from .errors import ActionError, PositionError
 
 FILES = "abcdefgh"
@@ -78,42 +80,125 @@ def ascii_board(width, height, chars, footer=""):
     return "\n".join(lines)
 
 
-def svg_board(width, height, pieces, marks=(), caption="", cell=40):
-    """Return an SVG picture of a board.
+# ---- board pictures -----------------------------------------------------------------------
+# The layout of a board picture in px (the SVG's user units), named so that another renderer
+# (an RGB raster) can draw the same picture. Square (file f, rank r) of an H-rank board has its
+# top-left corner at (LABEL_BAND + f * CELL, PAD + (H - 1 - r) * CELL); a1 is a dark square.
+CELL = 40                # side of a square
+LABEL_BAND = 18          # the band left of the board (rank labels) and below it (file labels)
+PAD = 6                  # blank border above and right of the board, and around the caption
+LABEL_FONT = 12          # rank and file labels
+PIECE_RADIUS = 0.38      # of a cell
+PIECE_OUTLINE = 2
+PIECE_FONT = 15          # a piece's letter (Flow's R and N)
+RING_RADIUS = 0.45       # of a cell: the red ring around a marked piece
+RING_WIDTH = 3
+CAPTION_FONT = 12
+CAPTION_LEADING = 16     # from one caption baseline to the next
+GLYPH_EM = 0.62          # a glyph's advance in em, on the wide side for sans-serif fonts: a caption
+                         # wrapped by it fits even in a wide font (DejaVu Sans averages about 0.55)
 
-    `pieces` maps a square to (fill colour, outline colour, label); `marks` are squares drawn
-    with a red ring (wash candidates, the last move); a1 is a dark square."""
-    margin = 18
-    w = width * cell + margin
-    h = height * cell + margin + (18 if caption else 0)
+BACKGROUND = "#ffffff"              # opaque, so labels and captions show on a dark notebook theme
+DARK_SQUARE = "#b58863"
+LIGHT_SQUARE = "#f0d9b5"
+WHITE_PIECE = ("#fafafa", "#222")   # (fill, outline and letter)
+BLACK_PIECE = ("#222", "#fafafa")
+LAST_MOVE_TINT = ("#f5d000", 0.55)  # (colour, opacity) over the squares of the last decision
+CHANGED_TINT = ("#1a6fe8", 0.55)    # over the other squares it changed (Flow's current, knocks)
+TEXT_COLOUR = "#222"                # labels and caption
+MARK_COLOUR = "#d00"                # rings (wash candidates) and the barred line (Tolkuchka's ko)
+
+
+def square_origin(sq, height):
+    """Return (x, y) of the top-left corner of square `sq` in a picture of an H-rank board."""
+    return LABEL_BAND + (sq & 7) * CELL, PAD + (height - 1 - (sq >> 3)) * CELL
+
+
+def _centre(sq, height):
+    x, y = square_origin(sq, height)
+    return x + CELL / 2, y + CELL / 2
+
+
+def wrap_text(paragraph, width, font_size=CAPTION_FONT):
+    """Return a paragraph broken into lines whose estimated width is at most `width` px.
+
+    A paragraph is a str (broken at any space) or a list of phrases, kept whole on a line when
+    they fit (then broken at their spaces; a word too long for a line is cut)."""
+    per_line = max(1, int(width // (font_size * GLYPH_EM)))
+    phrases = paragraph.split() if isinstance(paragraph, str) else paragraph
+    lines = []
+    for phrase in phrases:
+        for word in [phrase] if len(phrase) <= per_line else phrase.split():
+            for chunk in (word[i:i + per_line] for i in range(0, len(word), per_line)):
+                if lines and len(lines[-1]) + 1 + len(chunk) <= per_line:
+                    lines[-1] += " " + chunk
+                else:
+                    lines.append(chunk)
+    return lines
+
+
+def changed_squares(before, after):
+    """Return the squares, ascending, whose content differs between two {square: piece} maps."""
+    return sorted(sq for sq in set(before) | set(after) if before.get(sq) != after.get(sq))
+
+
+def last_move_caption(move, changed, legend):
+    """Return the caption paragraph naming the last move, with the legend of the squares it
+    changed besides its own (tinted blue) when there are any."""
+    return [f"Last move {move}" + (";" if changed else "")] + ([f"blue: {legend}"] if changed else [])
+
+
+def svg_board(width, height, pieces, caption=(), last_move=(), changed=(), rings=(), barred=None):
+    """Return an SVG picture of a width x height board with its caption below it.
+
+    `pieces` maps a square to (fill colour, outline colour, letter or ""). `last_move` are the
+    squares of the last decision (tinted yellow: its from and to squares), `changed` the other
+    squares that decision changed (tinted blue), `rings` squares ringed in red (Flow's wash
+    candidates), `barred` a (from, to) pair of squares joined by a dashed red line (Tolkuchka's
+    ko). `caption` is a list of paragraphs (see `wrap_text`), each wrapped to the picture's width."""
+    board_w, board_h = width * CELL, height * CELL
+    w = LABEL_BAND + board_w + PAD
+    lines = [line for paragraph in caption for line in wrap_text(paragraph, w - 2 * PAD)]
+    h = PAD + board_h + LABEL_BAND + len(lines) * CAPTION_LEADING + (PAD if lines else 0)
     out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{w}" height="{h}" '
-           f'viewBox="0 0 {w} {h}" font-family="sans-serif">']
-    for r in range(height):
-        for f in range(width):
-            x = margin + f * cell
-            y = (height - 1 - r) * cell
-            colour = "#b58863" if (r + f) % 2 == 0 else "#f0d9b5"
-            out.append(f'<rect x="{x}" y="{y}" width="{cell}" height="{cell}" fill="{colour}"/>')
+           f'viewBox="0 0 {w} {h}" font-family="sans-serif">',
+           f'<rect x="0" y="0" width="{w}" height="{h}" fill="{BACKGROUND}"/>']
+    for sq in (r * 8 + f for r in range(height) for f in range(width)):
+        x, y = square_origin(sq, height)
+        colour = DARK_SQUARE if ((sq >> 3) + (sq & 7)) % 2 == 0 else LIGHT_SQUARE
+        out.append(f'<rect x="{x}" y="{y}" width="{CELL}" height="{CELL}" fill="{colour}"/>')
+    for kind, squares, (colour, opacity) in (("last-move", last_move, LAST_MOVE_TINT),
+                                             ("changed", changed, CHANGED_TINT)):
+        for sq in squares:
+            x, y = square_origin(sq, height)
+            out.append(f'<rect class="{kind}" data-square="{square_name(sq)}" x="{x}" y="{y}" '
+                       f'width="{CELL}" height="{CELL}" fill="{colour}" fill-opacity="{opacity}"/>')
+    label_y = PAD + board_h + LABEL_FONT + 2
     for f in range(width):
-        out.append(f'<text x="{margin + f * cell + cell / 2}" y="{height * cell + 14}" '
-                   f'font-size="12" text-anchor="middle">{FILES[f]}</text>')
+        out.append(f'<text x="{LABEL_BAND + f * CELL + CELL / 2}" y="{label_y}" '
+                   f'font-size="{LABEL_FONT}" text-anchor="middle" fill="{TEXT_COLOUR}">{FILES[f]}</text>')
     for r in range(height):
-        out.append(f'<text x="6" y="{(height - 1 - r) * cell + cell / 2 + 4}" font-size="12" '
-                   f'text-anchor="middle">{r + 1}</text>')
-    for sq, (fill, stroke, label) in sorted(pieces.items()):
-        cx = margin + (sq & 7) * cell + cell / 2
-        cy = (height - 1 - (sq >> 3)) * cell + cell / 2
-        out.append(f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.38}" fill="{fill}" '
-                   f'stroke="{stroke}" stroke-width="2"/>')
-        if label:
-            out.append(f'<text x="{cx}" y="{cy + 5}" font-size="15" text-anchor="middle" '
-                       f'fill="{stroke}">{label}</text>')
-    for sq in marks:
-        cx = margin + (sq & 7) * cell + cell / 2
-        cy = (height - 1 - (sq >> 3)) * cell + cell / 2
-        out.append(f'<circle cx="{cx}" cy="{cy}" r="{cell * 0.45}" fill="none" '
-                   f'stroke="#d00" stroke-width="3"/>')
-    if caption:
-        out.append(f'<text x="{margin}" y="{height * cell + 32}" font-size="13">{caption}</text>')
+        _, y = _centre(r * 8, height)
+        out.append(f'<text x="{LABEL_BAND / 2}" y="{y + LABEL_FONT / 3}" font-size="{LABEL_FONT}" '
+                   f'text-anchor="middle" fill="{TEXT_COLOUR}">{r + 1}</text>')
+    for sq, (fill, stroke, letter) in sorted(pieces.items()):
+        cx, cy = _centre(sq, height)
+        out.append(f'<circle cx="{cx}" cy="{cy}" r="{CELL * PIECE_RADIUS}" fill="{fill}" '
+                   f'stroke="{stroke}" stroke-width="{PIECE_OUTLINE}"/>')
+        if letter:
+            out.append(f'<text x="{cx}" y="{cy + PIECE_FONT / 3}" font-size="{PIECE_FONT}" '
+                       f'text-anchor="middle" fill="{stroke}">{escape(letter)}</text>')
+    for sq in rings:
+        cx, cy = _centre(sq, height)
+        out.append(f'<circle class="ring" data-square="{square_name(sq)}" cx="{cx}" cy="{cy}" '
+                   f'r="{CELL * RING_RADIUS}" fill="none" stroke="{MARK_COLOUR}" stroke-width="{RING_WIDTH}"/>')
+    if barred is not None:
+        (x1, y1), (x2, y2) = _centre(barred[0], height), _centre(barred[1], height)
+        out.append(f'<line class="barred" x1="{x1}" y1="{y1}" x2="{x2}" y2="{y2}" stroke="{MARK_COLOUR}" '
+                   f'stroke-width="{RING_WIDTH}" stroke-dasharray="6 4" stroke-linecap="round"/>')
+    for i, line in enumerate(lines):
+        y = PAD + board_h + LABEL_BAND + CAPTION_FONT + i * CAPTION_LEADING
+        out.append(f'<text x="{PAD}" y="{y}" font-size="{CAPTION_FONT}" fill="{TEXT_COLOUR}">'
+                   f'{escape(line)}</text>')
     out.append("</svg>")
     return "\n".join(out)

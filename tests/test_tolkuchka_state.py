@@ -93,7 +93,8 @@ def test_pictures():
     assert str(state).splitlines()[1] == "7  . . B B B . . ."
     assert state._repr_svg_().count("<circle") == 18
     state.apply(state.parse_action("b4-d6"))
-    assert state._repr_svg_().count("<circle") == 19          # the ko landing square is ringed
+    svg = state._repr_svg_()
+    assert svg.count("<circle") == 18 and svg.count('class="barred"') == 1   # the ko's line is dashed
 
 
 def run_cli(*args):

@@ -6,7 +6,8 @@ import numpy as np
 from ..errors import ActionError, PositionError
 from ..game import Game, State
 from ..outcome import Termination
-from ..render import ascii_board, board_field, parse_board_field, parse_square, square_name, svg_board
+from ..render import (BLACK_PIECE, WHITE_PIECE, ascii_board, board_field, changed_squares,
+                      last_move_caption, parse_board_field, parse_square, square_name, svg_board)
 from . import kernels as K
 
 PIECE_LETTERS = "PRNprn"
@@ -99,29 +100,41 @@ class FlowState(State):
         return (f"{board_field(self.width, self.height, self.pieces())} {side} {self.step} "
                 f"{'-' if first is None else square_name(first)} {self.turns}")
 
-    def _status(self):
+    _END_PHRASES = {Termination.FAR_EDGE: "a {winner} piece reached its far edge",
+                    Termination.OPPONENT_FAR_EDGE: "a push carried a {winner} piece to its far edge",
+                    Termination.NO_FIRST_STEP: "{loser} has no first step",
+                    Termination.TURN_LIMIT: "{max_turns} turns played"}
+
+    def _status(self, ringed=False):
         side = "Black" if self.current_player() else "White"
         if self.is_terminal():
-            return {"1-0": "White wins", "0-1": "Black wins"}.get(self.result_string(), "Draw")
+            return self._end_text()
         if self.choosing:
-            cands = " ".join("~" + square_name(s) for s in self.wash_candidates())
-            return f"{side} chooses a piece to wash: {cands}"
+            return [f"{side} chooses {'a ringed' if ringed else 'a'} piece", "to wash:",
+                    " ".join("~" + square_name(s) for s in self.wash_candidates())]
         first = self.first_moved
-        moved = f", first moved {square_name(first)}" if first is not None else ""
-        return (f"{side} to move, step {self.step}{moved}; "
-                f"turn {self.turns}/{self.game.params['max_turns']}")
+        moved = [f"first moved {square_name(first)};"] if first is not None else []
+        return ([f"{side} to move,", f"step {self.step}" + ("," if moved else ";")] + moved
+                + [f"turn {self.turns}/{self.game.params['max_turns']}"])
 
     def __str__(self):
-        return ascii_board(self.width, self.height, self.pieces(), self._status())
+        return ascii_board(self.width, self.height, self.pieces(), " ".join(self._status()))
 
     def _repr_svg_(self):
-        pieces = {}
-        for sq, letter in self.pieces().items():
-            white = letter.isupper()
-            pieces[sq] = ("#fafafa", "#222") if white else ("#222", "#fafafa")
-            pieces[sq] += ("" if letter in "Pp" else letter.upper(),)
-        marks = self.wash_candidates() if self.choosing else ()
-        return svg_board(self.width, self.height, pieces, marks, self._status())
+        pieces = {sq: (WHITE_PIECE if letter.isupper() else BLACK_PIECE) + ("" if letter in "Pp" else letter.upper(),)
+                  for sq, letter in self.pieces().items()}
+        caption, last_move, changed = [], (), ()
+        action = self._last_action
+        if action is not None:
+            # A step's from and to squares, or a wash choice's square; the current moved the
+            # pieces on the other squares that changed.
+            last_move = ((action - K.WASH_BASE,) if action >= K.WASH_BASE else (action >> 6, action & 63))
+            changed = [sq for sq in changed_squares(_piece_map(self._before), self.pieces())
+                       if sq not in last_move]
+            caption.append(last_move_caption(self.action_to_string(action), changed, "moved by the current"))
+        rings = self.wash_candidates() if self.choosing else ()
+        caption.append(self._status(ringed=True))
+        return svg_board(self.width, self.height, pieces, caption, last_move, changed, rings)
 
 
 class FlowGame(Game):

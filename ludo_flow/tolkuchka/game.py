@@ -6,7 +6,8 @@ import numpy as np
 from ..errors import ActionError, PositionError
 from ..game import Game, State
 from ..outcome import Termination
-from ..render import ascii_board, board_field, parse_board_field, parse_square, square_name, svg_board
+from ..render import (BLACK_PIECE, WHITE_PIECE, ascii_board, board_field, changed_squares,
+                      last_move_caption, parse_board_field, parse_square, square_name, svg_board)
 from . import kernels as K
 
 _COUNTER_LIMIT = 1 << 32
@@ -92,24 +93,46 @@ class TolkuchkaState(State):
         side = "b" if self.current_player() else "w"
         return f"{board_field(8, 8, self.checkers())} {side} {ko_text} {self.quiet} {self.plies}"
 
-    def _status(self):
+    _END_PHRASES = {Termination.NO_CHECKERS: "{loser} has no checkers left",
+                    Termination.NO_MOVE: "{loser} has no legal move",
+                    Termination.QUIET_PLIES: "{quiet_plies} plies without a knock",
+                    Termination.MAX_PLIES: "{max_plies} plies played"}
+
+    def _status(self, ko=True):
         if self.is_terminal():
-            return {"1-0": "White wins", "0-1": "Black wins"}.get(self.result_string(), "Draw")
+            return self._end_text()
         side = "Black" if self.current_player() else "White"
-        ko = self.ko
-        ko_text = f"; ko after {square_name(ko[0])}-{square_name(ko[1])}" if ko else ""
         p = self.game.params
-        return (f"{side} to move; ply {self.plies}/{p['max_plies']}, "
-                f"quiet {self.quiet}/{p['quiet_plies']}{ko_text}")
+        phrases = [f"{side} to move;", f"ply {self.plies}/{p['max_plies']},",
+                   f"quiet {self.quiet}/{p['quiet_plies']}"]
+        if ko and self.ko:
+            phrases[-1] += ";"
+            phrases.append(f"ko after {self._ko_move()}")
+        return phrases
+
+    def _ko_move(self):
+        """Return the ko's knocking move in notation."""
+        tail, landing = self.ko
+        return f"{square_name(tail)}-{square_name(landing)}"
 
     def __str__(self):
-        return ascii_board(8, 8, self.checkers(), self._status())
+        return ascii_board(8, 8, self.checkers(), " ".join(self._status()))
 
     def _repr_svg_(self):
-        pieces = {sq: (("#fafafa", "#222", "") if c == "W" else ("#222", "#fafafa", ""))
-                  for sq, c in self.checkers().items()}
-        marks = (self.ko[1],) if self.ko else ()
-        return svg_board(8, 8, pieces, marks, self._status())
+        pieces = {sq: (WHITE_PIECE if c == "W" else BLACK_PIECE) + ("",) for sq, c in self.checkers().items()}
+        caption, last_move, changed = [], (), ()
+        if self._last_action is not None:
+            before = type(self)(self.game, self._before)
+            move = before.action_to_string(self._last_action)
+            last_move = parse_move(move, ActionError)
+            # Besides the tail and its landing square: knocked and removed enemy checkers.
+            changed = [sq for sq in changed_squares(before.checkers(), self.checkers()) if sq not in last_move]
+            caption.append(last_move_caption(move, changed, "knocked or removed"))
+        caption.append(self._status(ko=False))
+        ko = None if self.is_terminal() else self.ko
+        if ko:
+            caption.append(["Ko (red dashes):", "no knock back along", self._ko_move()])
+        return svg_board(8, 8, pieces, caption, last_move, changed, barred=ko)
 
 
 class TolkuchkaGame(Game):
