@@ -49,3 +49,13 @@ def odd_tanh(x):
     exact opposites."""
     v = 1.0 - 2.0 / (np.exp(2.0 * abs(x)) + 1.0)
     return v if x >= 0.0 else -v
+
+
+@njit(cache=True, inline="always")
+def squashed_logit(weights, terms, bound):
+    """Return tanh(logit / 2) of logit = weights . terms (two tuples of floats), clipped to
+    +-bound: the expected score 2 p - 1 of a logistic model, strictly inside (-1, 1)."""
+    logit = 0.0
+    for i in range(len(weights)):
+        logit += weights[i] * terms[i]
+    return min(max(odd_tanh(logit / 2.0), -bound), bound)

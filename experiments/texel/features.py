@@ -92,21 +92,25 @@ def tolkuchka_row(s, out):
 
 
 @njit(cache=True)
+def _features(states, flow, k):
+    """Return the k features of each row of `states` (Flow's rows if `flow`, else Tolkuchka's)."""
+    out = np.zeros((states.shape[0], k))
+    for i in range(states.shape[0]):
+        if flow:
+            flow_row(states[i], out[i])
+        else:
+            tolkuchka_row(states[i], out[i])
+    return out
+
+
 def flow_features(states):
     """Return the FLOW_FEATURES of each row of `states` (n x STATE_SIZE), as an n x k array."""
-    out = np.zeros((states.shape[0], N_FLOW))
-    for i in range(states.shape[0]):
-        flow_row(states[i], out[i])
-    return out
+    return _features(states, True, N_FLOW)
 
 
-@njit(cache=True)
 def tolkuchka_features(states):
     """Return the TOLKUCHKA_FEATURES of each row of `states`, as an n x k array."""
-    out = np.zeros((states.shape[0], N_TOLKUCHKA))
-    for i in range(states.shape[0]):
-        tolkuchka_row(states[i], out[i])
-    return out
+    return _features(states, False, N_TOLKUCHKA)
 
 
 FEATURES = {"flow": (FLOW_FEATURES, FLOW_CURRENT, FLOW_HAND, flow_features),

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, uint64
 
-from ..bits import bit, lsb, msb, odd_tanh, popcount
+from ..bits import bit, lsb, msb, popcount, squashed_logit
 from ..inlining import into_search_loops
 from ..rng import rand_below
 
@@ -661,10 +661,8 @@ def tuned_terms(state):
 @njit(cache=True)
 def _tuned_value(white, black, side, quiet, quiet_plies):
     """Return evaluate_tuned's value of the position given by its fields."""
-    t = _terms(white, black, side, quiet, quiet_plies)
-    w = TUNED_WEIGHTS
-    logit = w[0] * t[0] + w[1] * t[1] + w[2] * t[2] + w[3] * t[3] + w[4] * t[4] + w[5] * t[5]
-    return min(max(odd_tanh(logit / 2.0), -EVALUATION_BOUND), EVALUATION_BOUND)
+    terms = _terms(white, black, side, quiet, quiet_plies)
+    return squashed_logit(TUNED_WEIGHTS, terms, EVALUATION_BOUND)
 
 
 @njit(cache=True, inline=into_search_loops)
