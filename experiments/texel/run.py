@@ -267,7 +267,7 @@ def matches_markdown(report):
             first = e.get("first", "alphabeta:depth=3,eval=texel")
             second = e.get("second", "alphabeta:depth=3,eval=hand")
             label = game + (" (superseded form)" if key == "sprt_superseded" else "")
-            lines.append(f"| {label} | `{first}` | `{second}` | {e['sprt']['decision']} | {e['sprt']['llr']:.2f} | "
+            lines.append(f"| {label} | `{first}` | `{second}` | {e['sprt']['decision'] or 'undecided'} | {e['sprt']['llr']:.2f} | "
                          f"{e['games']} | {e['wins']} | {e['draws']} | {e['losses']} | {100 * e['score']:.1f}% | "
                          f"{e['elo']:+.0f} ± {e['elo_error']:.0f} | {'/'.join(map(str, e['sprt']['pairs']))} |")
         lines.append("")
@@ -286,12 +286,13 @@ def matches_markdown(report):
 
 
 SPRT = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
-SPRT_SPECS = {"alphabeta": "alphabeta:depth=3", "mcts": "mcts:simulations=300"}
+SPRT_SPECS = {"alphabeta": "alphabeta:depth=3", "mcts": "mcts:simulations=300",
+              "alphabeta_time": "alphabeta:depth=99,time=0.02"}  # equal time: the tuned leaf costs more
 SPRT_OPENINGS = "random:plies=4"
 SPRT_MAX_GAMES = 6000  # the match stops as soon as the SPRT decides
 
 
-def sprt(game_name, seed, workers, search):
+def sprt(game_name, seed, workers, search, max_games=SPRT_MAX_GAMES):
     """Play the SPRT match of `search` (SPRT_SPECS) with the tuned evaluation against the
     hand one; return its figures (SPRT state, score, Elo, games, terminations)."""
     from agents.tournament import Tournament
@@ -299,7 +300,7 @@ def sprt(game_name, seed, workers, search):
     name = "sprt" if search == "alphabeta" else f"sprt-{search}"
     out = os.path.join(HERE, "records", f"{name}-{game_name}.jsonl")
     began = time.time()
-    t = Tournament(game_name, [tuned, hand], games=SPRT_MAX_GAMES, openings=SPRT_OPENINGS, seed=seed,
+    t = Tournament(game_name, [tuned, hand], games=max_games, openings=SPRT_OPENINGS, seed=seed,
                    out=out, sprt=SPRT, workers=workers, resume=True, progress=False)
     result = t.run()
     return {"game": game_name, "first": tuned, "second": hand, "openings": SPRT_OPENINGS,
@@ -345,6 +346,8 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("stage", choices=("play", "fit", "sprt", "random"))
     parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--max-games", type=int, default=SPRT_MAX_GAMES,
+                        help="sprt: games at most (an undecided test is reported as such)")
     parser.add_argument("--search", choices=tuple(SPRT_SPECS), default="alphabeta",
                         help="sprt: whose evaluation setting is tested")
     parser.add_argument("--games", type=int, default=3000)
@@ -367,7 +370,7 @@ def main(argv=None):
         key = "sprt" if args.search == "alphabeta" else f"sprt_{args.search}"
         report.setdefault(key, {})
         for g in games:
-            report[key][g] = sprt(g, args.seed, args.workers, args.search)
+            report[key][g] = sprt(g, args.seed, args.workers, args.search, args.max_games)
             print(f"{g}: {report[key][g]['sprt']['decision']} after {report[key][g]['games']} games",
                   file=sys.stderr)
         report["sprt_code"] = code_version()

@@ -893,7 +893,8 @@ def tuned_terms(state):
     The race (as in `evaluate`): best2 = (most advanced piece's ranks travelled / span)^2,
     advance = total ranks travelled / (8 span), pieces. Then, for the mover and the waiting
     side apart (counted + for White, - for Black): runner = far-edge squares the side's
-    pieces can step to (the mover's movable ones; a win at once), washable = the side's
+    pieces can step to (the mover's movable ones: a win, unless the step's current washes
+    the piece back or the loop rule forbids the step), washable = the side's
     pieces that one step of the other side makes wash candidates; tempo_step1 = the mover
     has its whole turn ahead (not a second step or a wash choice)."""
     return _terms(state[WHITE], state[BLACK], state[DAMES], state[MASK], state[WIDTH], state[HEIGHT],
