@@ -3,9 +3,10 @@ from .alphabeta import AlphaBetaAgent
 from .base import AgentError
 from .human import HumanAgent
 from .mcts import MCTSAgent
+from .openspiel_agent import OpenSpielAgent
 from .random_agent import RandomAgent
 
-AGENTS = {cls.agent_name: cls for cls in (RandomAgent, AlphaBetaAgent, MCTSAgent, HumanAgent)}
+AGENTS = {cls.agent_name: cls for cls in (RandomAgent, AlphaBetaAgent, MCTSAgent, HumanAgent, OpenSpielAgent)}
 
 
 def parse_spec(spec):

@@ -252,3 +252,15 @@ def perft(game, state, depth):
 def kernels_of(game_id):
     """Return the kernel module of a game id (Python side, for tests and tools; ValueError if unknown)."""
     return registry.entry_of(game_id).kernels
+
+
+@njit(cache=True)
+def observation(game, state, out):
+    """Write the game's observation planes of `state` into the float32 array `out` (the
+    registry's `observation_shape`); return None."""
+    if game == FLOW:
+        flow.observation(state, out)
+    elif game == TOLKUCHKA:
+        tolkuchka.observation(state, out)
+    else:
+        raise ValueError(UNKNOWN_GAME)

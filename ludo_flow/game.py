@@ -39,6 +39,7 @@ class Game:
 
     name = _Registered()     # the game's name ("flow", "tolkuchka"), from ludo_flow.registry
     game_id = _Registered()  # the id the jitted dispatch uses (ludo_flow.dispatch), from the registry
+    observation_shape = _Registered()  # the shape of `State.observation()`, from the registry
     kernels = None     # the game's kernel module
     variants = {}      # variant name -> position string
     default_variant = "standard"
@@ -222,6 +223,12 @@ class State:
         r = int(self.kernels.result(self._array))
         winner = 0 if r == self.kernels.WHITE_WINS else 1 if r == self.kernels.BLACK_WINS else None
         return Outcome(self.game.terminations[code], winner)
+
+    def observation(self):
+        """Return the observation tensor: a new float32 array of `game.observation_shape` (docs/adapters.md)."""
+        out = np.empty(self.game.observation_shape, dtype=np.float32)
+        self.kernels.observation(self._array, out)
+        return out
 
     def _end_text(self):
         """Return who won and why as phrases of a caption: ['White wins:', 'Black has no legal move']."""

@@ -27,6 +27,7 @@ class GameEntry:
     action_space: int      # every action id is in range(action_space)
     max_actions: int       # an action buffer of this length holds any position's legal actions
     state_size: int        # the largest state array (Flow's and Tolkuchka's are one fixed size)
+    observation_shape: tuple = ()  # the float32 observation tensor's shape (`observation` kernel)
 
     def __post_init__(self):
         if getattr(self.game_class, "kernels", None) is not self.kernels:
@@ -36,13 +37,19 @@ class GameEntry:
             value = getattr(self, field)
             if isinstance(value, bool) or not isinstance(value, int) or value < 0:
                 raise TypeError(f"registry entry {self.name!r}: {field} must be an int >= 0, got {value!r}")
+        if not (isinstance(self.observation_shape, tuple) and self.observation_shape
+                and all(isinstance(n, int) and n > 0 for n in self.observation_shape)):
+            raise TypeError(f"registry entry {self.name!r}: observation_shape must be a tuple of ints > 0, "
+                            f"got {self.observation_shape!r}")
 
 
 ENTRIES = (
     GameEntry("flow", 0, flow_kernels, FlowGame, action_space=flow_kernels.ACTION_SPACE,
-              max_actions=flow_kernels.MAX_ACTIONS, state_size=flow_kernels.STATE_SIZE),
+              max_actions=flow_kernels.MAX_ACTIONS, state_size=flow_kernels.STATE_SIZE,
+              observation_shape=flow_kernels.OBSERVATION_SHAPE),
     GameEntry("tolkuchka", 1, tolkuchka_kernels, TolkuchkaGame, action_space=tolkuchka_kernels.ACTION_SPACE,
-              max_actions=tolkuchka_kernels.MAX_ACTIONS, state_size=tolkuchka_kernels.STATE_SIZE),
+              max_actions=tolkuchka_kernels.MAX_ACTIONS, state_size=tolkuchka_kernels.STATE_SIZE,
+              observation_shape=tolkuchka_kernels.OBSERVATION_SHAPE),
 )
 
 BY_NAME = {e.name: e for e in ENTRIES}

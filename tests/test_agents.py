@@ -22,7 +22,7 @@ def game(request):
 
 
 def test_registry_names_every_agent():
-    assert set(AGENTS) == {"random", "alphabeta", "mcts", "human"}
+    assert set(AGENTS) == {"random", "alphabeta", "mcts", "human", "openspiel"}
     for name in ("random", "alphabeta", "mcts"):
         agent = make_agent(name)
         assert isinstance(agent, Agent)
@@ -342,6 +342,7 @@ STATS_TYPES = {
              "proven": (str, type(None)), "reused_nodes": int, "stopped": str},
     "random": {"legal_actions": int},
     "human": {},
+    "openspiel": {"legal_actions": int, "time": float},
 }
 # Flow "fountain" positions: Black's only legal action (a second step), and a forced result.
 SINGLE_ACTION = "5/3p1/1pP1P/1PP2/5 b 2 d4 7"

@@ -409,7 +409,9 @@ def test_an_unknown_game_id_is_an_error_not_another_games_kernels(name):
     params = list(inspect.signature(func.py_func).parameters)[1:]
     if name == "apply":
         values["out"] = state.copy()
+    if name == "observation":
+        values["out"] = np.empty(entry.observation_shape, dtype=np.float32)
     for game_id in (max(dispatch.GAME_IDS) + 1, -1, 7):
         with pytest.raises(ValueError, match="unknown game id"):
             func(game_id, *(values[p] for p in params))
-    assert func(entry.game_id, *(values[p] for p in params)) is not None or name == "apply"
+    assert func(entry.game_id, *(values[p] for p in params)) is not None or name in ("apply", "observation")

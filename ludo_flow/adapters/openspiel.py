@@ -1,0 +1,354 @@
+"""Flow and Tolkuchka as OpenSpiel games, and bridges between OpenSpiel bots and our agents.
+
+Importing this module registers both games with pyspiel as Python games::
+
+    import ludo_flow.adapters.openspiel
+    import pyspiel
+    game = pyspiel.load_game("ludo_flow_flow(variant=fountain,max_turns=60)")
+    game = pyspiel.load_game("ludo_flow_tolkuchka", {"quiet_plies": 30})
+
+Game parameters: `variant` and the game's own parameters (`max_turns`; `quiet_plies`,
+`max_plies`), and `position` (a position string to start from; empty: the variant's start).
+An OpenSpiel action id is our action id (`num_distinct_actions` is the game's ACTION_SPACE), an
+action string is our notation, the observation tensor is our `State.observation()`
+(docs/adapters.md), a state serialises to its history and kernel array. Bridges:
+`AgentBot(agent)` is one of our agents as a `pyspiel.Bot`; `BotAgent(make_bot)` is any
+OpenSpiel bot as one of our agents (`agents.make_agent("openspiel:bot=mcts,...")` builds
+OpenSpiel's random and MCTS bots by spec, so they can enter our tournaments);
+`spiel_game(game)`, `spiel_state(state)` and `ludo_state(spiel_state)` convert games and
+states.
+"""
+try:
+    import pyspiel
+except ImportError as err:  # the optional extra is missing
+    raise ImportError("ludo_flow.adapters.openspiel needs OpenSpiel: "
+                      "pip install 'ludo_flow[openspiel]' (the open_spiel package)") from err
+
+import time
+
+import numpy as np
+from open_spiel.python.observation import IIGObserverForPublicInfoGame
+
+import ludo_flow
+from ludo_flow import registry
+from ludo_flow.errors import ActionError, ParameterError
+
+from . import _common
+
+_TERMINAL = int(pyspiel.PlayerId.TERMINAL)  # read once: a pybind enum lookup costs microseconds a call
+SHORT_NAMES = {entry.name: f"ludo_flow_{entry.name}" for entry in registry.ENTRIES}
+
+
+def _parameter_specification(entry):
+    """Return the OpenSpiel parameter specification of a game: its defaults by name."""
+    cls = entry.game_class
+    spec = {"variant": cls.default_variant, "position": ""}
+    spec.update({key: default for key, (default, _, _) in cls.param_ranges.items()})
+    return spec
+
+
+def _game_type(entry):
+    """Return the pyspiel.GameType of a registered game."""
+    return pyspiel.GameType(
+        short_name=SHORT_NAMES[entry.name],
+        long_name=f"ludo_flow {entry.name.capitalize()}",
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.DETERMINISTIC,
+        information=pyspiel.GameType.Information.PERFECT_INFORMATION,
+        utility=pyspiel.GameType.Utility.ZERO_SUM,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=2,
+        min_num_players=2,
+        provides_information_state_string=True,
+        provides_information_state_tensor=False,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=_parameter_specification(entry))
+
+
+class _SpielGame(pyspiel.Game):
+    """One of our games as an OpenSpiel game (a subclass per registered game sets `entry`)."""
+
+    entry = None
+    state_class = None
+
+    def __init__(self, params=None):
+        params = dict(_parameter_specification(self.entry), **(params or {}))
+        self.ludo_game, start = _common.game_and_start(self.entry.name, params)
+        self._start = start.array.copy()
+        info = pyspiel.GameInfo(
+            num_distinct_actions=self.entry.action_space,
+            max_chance_outcomes=0,
+            num_players=2,
+            min_utility=-1.0,
+            max_utility=1.0,
+            utility_sum=0.0,
+            max_game_length=_common.max_game_length(start))
+        super().__init__(self.game_type, info, params)
+
+    def new_initial_state(self, state=None):
+        """Return the start state, or the state of a position string `state`."""
+        if state is None:
+            return self.state_class(self, self._start.copy())
+        if isinstance(state, str):
+            return self.state_class(self, self.ludo_game.from_string(state).array.copy())
+        raise ParameterError(f"new_initial_state takes a position string or nothing, got {state!r}")
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        """Return the observer of the observation tensor and string (or of the history, for info states)."""
+        if iig_obs_type is None or (iig_obs_type.public_info and not iig_obs_type.perfect_recall):
+            return _BoardObserver(self, params)
+        return IIGObserverForPublicInfoGame(iig_obs_type, params)
+
+
+class _SpielState(pyspiel.State):
+    """A state of one of our games for OpenSpiel: the kernel array and nothing else.
+
+    OpenSpiel clones a Python state by deep-copying its `__dict__` and serialises it by
+    pickling it, so the array is the only attribute; the Game is found through `get_game()`."""
+
+    entry = None  # the registry entry of the game (set per game, like kernels)
+    kernels = None
+
+    def __init__(self, game, array):
+        super().__init__(game)
+        self._array = array
+
+    @property
+    def array(self):
+        """Return the kernel state array (read it, never write it: copy first)."""
+        return self._array
+
+    def ludo_state(self):
+        """Return our State of this position (an independent copy)."""
+        game = self.get_game().ludo_game
+        return game.state_class(game, self._array.copy())
+
+    def current_player(self):
+        """Return the player to decide (0 White, 1 Black), or pyspiel.PlayerId.TERMINAL."""
+        if self.kernels.is_terminal(self._array):
+            return _TERMINAL
+        return int(self.kernels.current_player(self._array))
+
+    def _legal_actions(self, player):
+        """Return the legal actions in ascending order."""
+        buf = _common.action_buffer(self.kernels.MAX_ACTIONS)
+        n = self.kernels.legal_actions(self._array, buf)
+        return sorted(buf[:n].tolist())
+
+    def _apply_action(self, action):
+        """Play a legal action in place (ActionError if it is not legal)."""
+        if not _common.is_legal(self.entry, self._array, action):
+            legal = " ".join(self._action_to_string(None, a) for a in self._legal_actions(None))
+            raise ActionError(f"action {action} is illegal here; legal: {legal}" if legal
+                              else f"action {action} is illegal: the game is over")
+        self.kernels.apply(self._array, action, self._array)
+
+    def _action_to_string(self, player, action):
+        """Return an action in our notation ('b2-b4', '~d4'); a number if it names nothing here."""
+        game = self.get_game().ludo_game
+        try:
+            return game.state_class(game, self._array).action_to_string(action)
+        except ActionError:
+            return str(int(action))
+
+    def is_terminal(self):
+        """Return True if the game is over."""
+        return bool(self.kernels.is_terminal(self._array))
+
+    def returns(self):
+        """Return [White's, Black's] result: +1 win, -1 loss, 0 draw (0, 0 while not over)."""
+        r = float(self.kernels.returns(self._array))
+        return [r, -r]
+
+    def __str__(self):
+        """Return our ASCII board with its status line."""
+        game = self.get_game().ludo_game
+        return str(game.state_class(game, self._array))
+
+
+class _BoardObserver:
+    """The OpenSpiel observer of our observation tensor (`State.observation()`) and board string."""
+
+    def __init__(self, game, params):
+        if params:
+            raise ParameterError(f"the observation takes no parameters; got {params}")
+        shape = game.entry.observation_shape
+        self.tensor = np.zeros(int(np.prod(shape)), np.float32)
+        self.dict = {"observation": self.tensor.reshape(shape)}
+        self._kernels = game.entry.kernels
+
+    def set_from(self, state, player):
+        """Write the observation of `state` into `tensor` (the same for both players: perfect information)."""
+        self._kernels.observation(state.array, self.dict["observation"])
+
+    def string_from(self, state, player):
+        """Return our ASCII board of `state` with its status line."""
+        return str(state)
+
+
+def _make_classes(entry):
+    """Return the (Game, State) classes of a registered game and register the Game with pyspiel."""
+    title = entry.name.capitalize()
+    state_class = type(f"{title}SpielState", (_SpielState,),
+                       {"entry": entry, "kernels": entry.kernels, "__module__": __name__,
+                        "__doc__": f"A {entry.name} state for OpenSpiel."})
+    game_class = type(f"{title}SpielGame", (_SpielGame,),
+                      {"entry": entry, "state_class": state_class, "game_type": _game_type(entry),
+                       "__module__": __name__, "__doc__": f"{entry.name} as an OpenSpiel game."})
+    pyspiel.register_game(game_class.game_type, game_class)
+    return game_class, state_class
+
+
+_CLASSES = {entry.name: _make_classes(entry) for entry in registry.ENTRIES}
+FlowSpielGame, FlowSpielState = _CLASSES["flow"]
+TolkuchkaSpielGame, TolkuchkaSpielState = _CLASSES["tolkuchka"]
+
+_spiel_games = {}
+
+
+def spiel_game(game):
+    """Return the pyspiel game of one of our Games (a ludo_flow Game, or a name with defaults)."""
+    if isinstance(game, str):
+        game = ludo_flow.load_game(game)
+    spiel = _spiel_games.get(game)  # Games are equal and hash alike by name, variant and parameters
+    if spiel is None:
+        spiel = _spiel_games[game] = pyspiel.load_game(SHORT_NAMES[game.name],
+                                                      {"variant": game.variant, **game.params})
+    return spiel
+
+
+def spiel_state(state):
+    """Return an OpenSpiel state of our State's position (a copy; its history is empty)."""
+    game = spiel_game(state.game)
+    return game.state_class(game, state.array.copy())
+
+
+def ludo_state(state):
+    """Return our State of an OpenSpiel state of this adapter (a copy)."""
+    if not isinstance(state, _SpielState):
+        raise ParameterError(f"not a ludo_flow OpenSpiel state: {type(state).__name__}")
+    return state.ludo_state()
+
+
+class AgentBot(pyspiel.Bot):
+    """One of our agents (`agents.make_agent(...)`) as a pyspiel.Bot, for OpenSpiel's tools.
+
+    `restart_at` starts a new game for the agent (`agent.reset()`: its own seed again, its
+    tree or table cleared); `step` returns the agent's action on a copy of the state."""
+
+    def __init__(self, agent):
+        pyspiel.Bot.__init__(self)
+        self.agent = agent
+
+    def restart_at(self, state):
+        """Start a new game: reset the agent."""
+        self.agent.reset()
+
+    def inform_action(self, state, player, action):
+        """Ignore another player's action (our agents read the whole state at each step)."""
+
+    def provides_policy(self):
+        """Return False: our agents give an action, not a policy."""
+        return False
+
+    def step(self, state):
+        """Return our agent's action for the player to move in the OpenSpiel `state`."""
+        return int(self.agent.select_action(ludo_state(state)))
+
+
+class BotAgent:
+    """Any OpenSpiel bot as one of our agents (`select_action(state)`, `reset(seed)`, `name`).
+
+    `make_bot(game, player, seed)` builds the bot for a pyspiel game of ours (`spiel_game`)
+    and a player (0 White, 1 Black); it is called again after each `reset` and for each game and
+    side the agent meets, so the same seed gives the same moves. The bot sees each position
+    afresh (a new OpenSpiel state with an empty history; `inform_action` is never called), which
+    suits bots that search from the state they are given, as OpenSpiel's random and MCTS bots do."""
+
+    STATS_KEYS = ("legal_actions", "time")
+
+    def __init__(self, make_bot, name="openspiel", seed=0):
+        self.make_bot = make_bot
+        self.name = name
+        self.last_stats = {}
+        self.reset(seed)
+
+    def reset(self, seed=None):
+        """Start a new game: drop the bots; with a seed, build the next ones with it."""
+        if seed is not None:
+            self.seed = int(seed)
+        self._bots = {}
+
+    def select_action(self, state):
+        """Return the OpenSpiel bot's action for the player to move in our `state` (unchanged)."""
+        from agents.base import AgentError, check_state
+        check_state(state)
+        game = spiel_game(state.game)
+        player = state.current_player()
+        bot = self._bots.get((state.game, player))  # keyed by our Game: pyspiel games are unhashable
+        if bot is None:
+            bot = self._bots[state.game, player] = self.make_bot(game, player, self.seed)
+        theirs = spiel_state(state)
+        legal = len(theirs.legal_actions())
+        start = time.perf_counter()
+        action = int(bot.step(theirs))
+        self.last_stats = {"legal_actions": legal, "time": time.perf_counter() - start}
+        if not state.is_legal(action):
+            raise AgentError(f"{self.name}: the OpenSpiel bot returned the illegal action {action}")
+        return action
+
+    def __repr__(self):
+        return f"<BotAgent {self.name}>"
+
+
+class CppBotStepper(pyspiel.Bot):
+    """A C++ pyspiel bot whose `step` goes through `step_with_policy`.
+
+    With open_spiel 2.0.2, `pyspiel.MCTSBot.step` on any Python game (OpenSpiel's own
+    `python_tic_tac_toe` too) crashes the process with a segmentation fault, while
+    `step_with_policy` returns the same action safely; OpenSpiel's `evaluate_bots` calls `step`."""
+
+    def __init__(self, bot):
+        pyspiel.Bot.__init__(self)
+        self.bot = bot
+
+    def restart_at(self, state):
+        """Restart the wrapped bot at `state`."""
+        self.bot.restart_at(state)
+
+    def inform_action(self, state, player, action):
+        """Tell the wrapped bot of another player's action."""
+        self.bot.inform_action(state, player, action)
+
+    def provides_policy(self):
+        """Return True: the wrapped bot's policy is available through `step_with_policy`."""
+        return True
+
+    def step_with_policy(self, state):
+        """Return the wrapped bot's (policy, action)."""
+        return self.bot.step_with_policy(state)
+
+    def step(self, state):
+        """Return the wrapped bot's action (through its `step_with_policy`)."""
+        return self.bot.step_with_policy(state)[1]
+
+
+BOT_KINDS = ("random", "mcts", "mcts_cpp")
+
+
+def make_bot(kind, game, player, seed=0, simulations=1000, rollouts=1, c=2.0, solve=True):
+    """Return an OpenSpiel bot for a pyspiel game and player: 'random' (its UniformRandomBot),
+    'mcts' (its Python MCTSBot with random rollouts) or 'mcts_cpp' (its C++ MCTSBot, ditto)."""
+    if kind == "random":
+        from open_spiel.python.bots.uniform_random import UniformRandomBot
+        return UniformRandomBot(player, np.random.RandomState(seed))
+    if kind == "mcts":
+        from open_spiel.python.algorithms import mcts
+        rng = np.random.RandomState(seed)
+        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=rollouts, random_state=rng)
+        return mcts.MCTSBot(game, c, simulations, evaluator, solve=solve, random_state=rng)
+    if kind == "mcts_cpp":
+        evaluator = pyspiel.RandomRolloutEvaluator(rollouts, seed)
+        return CppBotStepper(pyspiel.MCTSBot(game, evaluator, c, simulations, 1000, solve, seed, False))
+    raise ParameterError(f"unknown OpenSpiel bot {kind!r}; choose one of {', '.join(BOT_KINDS)}")
