@@ -255,7 +255,8 @@ def markdown(report):
 def matches_markdown(report):
     """Return the lines of results.md for the SPRT matches and the matches against Random."""
     lines = []
-    tests = [(key, game, entry) for key in ("sprt", "sprt_mcts") for game, entry in report.get(key, {}).items()]
+    keys = ("sprt", "sprt_alphabeta_time", "sprt_mcts")
+    tests = [(key, game, entry) for key in keys for game, entry in report.get(key, {}).items()]
     tests += [("sprt_superseded", game, entry) for game, entry in report.get("sprt_superseded", {}).items()]
     if tests:
         lines += ["## SPRT: tuned against hand", "",
