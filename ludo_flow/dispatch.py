@@ -150,7 +150,7 @@ def context_key(game, state):
 
 
 @njit(cache=True, inline="always")
-def evaluate(game, state, evaluation=HAND):
+def evaluate(game, state, evaluation):
     """Return the game's heuristic value of a non-final state, White's view, in (-1, 1), by
     the evaluation `evaluation` (HAND: `evaluate`, TUNED: `evaluate_tuned`)."""
     if evaluation != HAND and evaluation != TUNED:

@@ -113,7 +113,7 @@ def test_dispatch_matches_each_games_kernels(game):
         assert dispatch.result(game.game_id, a) == k.result(a)
         assert dispatch.current_player(game.game_id, a) == k.current_player(a)
         assert dispatch.hash_key(game.game_id, a) == k.hash_key(a)
-        assert dispatch.evaluate(game.game_id, a) == k.evaluate(a)
+        assert dispatch.evaluate(game.game_id, a, dispatch.HAND) == k.evaluate(a)
         action = int(rng.choice(s.legal_actions()))
         out = np.empty_like(a)
         dispatch.apply(game.game_id, a, action, out)

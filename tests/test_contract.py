@@ -372,7 +372,7 @@ def test_each_registered_id_dispatches_to_its_own_kernels(case):
         assert dispatch.result(gid, a) == k.result(a)
         assert dispatch.current_player(gid, a) == k.current_player(a) == state.current_player()
         assert dispatch.hash_key(gid, a) == k.hash_key(a)
-        assert dispatch.evaluate(gid, a) == k.evaluate(a)
+        assert dispatch.evaluate(gid, a, dispatch.HAND) == k.evaluate(a)
         assert dispatch.perft(gid, a, 2) == k.perft(a, 2)
         action = int(dispatch.random_action(gid, a, rng, buf))
         assert action in state.legal_actions() if n else action == -1

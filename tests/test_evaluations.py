@@ -189,7 +189,6 @@ def test_dispatch_picks_the_evaluation_and_refuses_an_unknown_one():
         for s in states:
             a = s.array
             assert dispatch.evaluate(game.game_id, a, dispatch.HAND) == game.kernels.evaluate(a)
-            assert dispatch.evaluate(game.game_id, a) == game.kernels.evaluate(a)
             assert dispatch.evaluate(game.game_id, a, dispatch.TUNED) == game.kernels.evaluate_tuned(a)
         for bad in (-1, 2, 9):
             with pytest.raises(ValueError, match="unknown evaluation id"):
