@@ -44,7 +44,7 @@ score = None
 for name in ("flow", "tolkuchka") if full else ("flow",):
     game = ludo_flow.load_game(name)
     state = game.new_initial_state()
-    agent = make_agent("alphabeta:depth=2,time=10", game)
+    agent = make_agent("alphabeta:depth=2,time=10,eval=hand", game)  # the search over the edited evaluate
     agent.select_action(state)
     if name == "flow":
         score = agent.last_stats["score"]
