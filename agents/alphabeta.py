@@ -38,6 +38,7 @@ import numpy as np
 from numba import njit
 
 from ludo_flow import dispatch
+from ludo_flow.specialize import for_game, game_jit
 from ludo_flow.inlining import search_loop
 from ludo_flow.memory import prefetch_row, unowned
 
@@ -109,7 +110,7 @@ def _check(nodes, deadline, ctl):
     return nodes, min(node_limit, nodes + _CHECK_EVERY), False
 
 
-@njit(cache=True, inline="always")
+@game_jit(inline="always")
 def _leaf_score(game, state, player, ply):
     """Return the score of a horizon leaf for `player`, `ply` plies down: the result if the
     game is over, else the evaluation turned to the player's view."""
@@ -120,7 +121,7 @@ def _leaf_score(game, state, player, ply):
     return -value if player == 1 else value
 
 
-@njit(cache=True)
+@game_jit()
 def _leaf_score_call(game, state, player, ply):
     """`_leaf_score` as a call, for negamax's rarely taken paths: every inlined copy of the
     games' result and evaluate adds seconds to its compilation."""
@@ -147,7 +148,7 @@ def _from_table(score, ply):
     return score
 
 
-@njit(cache=True)
+@game_jit()
 @search_loop  # the game kernels are inlined here (see ludo_flow.inlining)
 def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, killers, history,
             pv, pv_len, frames, bounds, keys, ctl, deadline):
@@ -454,7 +455,7 @@ def _order_moves(ply, n, player, moves, order, killers, history):
             order[row, i] = history[np.uint64(player), np.uint64(a)]
 
 
-@njit(cache=True)
+@game_jit()
 def search(game, root, max_depth, root_moves, states, moves, order, tt, tt_values, killers, history,
            pv, pv_len, frames, bounds, keys, ctl, deadline, out_pv):
     """Iteratively deepen from `root` over the actions in `root_moves` (their order breaks ties).
@@ -478,7 +479,10 @@ def search(game, root, max_depth, root_moves, states, moves, order, tt, tt_value
     bounds = unowned(bounds)
     keys = unowned(keys)
     ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
-    states[0, :] = root
+    # Element loops, not slice assignments: numba compiles a slice assignment with the
+    # formatting of its shape-mismatch message, seconds of compile time in every caller.
+    for k in range(root.size):
+        states[0, k] = root[k]
     scores = np.zeros(n, dtype=np.float64)
     best_move = root_moves[0]
     best_score = 0.0
@@ -510,7 +514,8 @@ def search(game, root, max_depth, root_moves, states, moves, order, tt, tt_value
                 iter_move = a
                 pv[0, 0] = a
                 m = pv_len[1]
-                pv[0, 1:m + 1] = pv[1, :m]
+                for k in range(m):
+                    pv[0, k + 1] = pv[1, k]
                 pv_len[0] = m + 1
                 if v > alpha:
                     alpha = v
@@ -519,7 +524,8 @@ def search(game, root, max_depth, root_moves, states, moves, order, tt, tt_value
                 best_move = iter_move
                 best_score = iter_best
                 pv_n = pv_len[0]
-                out_pv[:pv_n] = pv[0, :pv_n]
+                for k in range(pv_n):
+                    out_pv[k] = pv[0, k]
             if complete == n:
                 done_depth = depth
         if ctl[STOP] or complete < n:
@@ -598,7 +604,7 @@ class AlphaBetaAgent(BaseAgent):
     def _ensure_tables(self, game_id, array):
         # The table keys leave out what is fixed within a game (Flow's board size, turn
         # limit): a position from another board starts a fresh table.
-        context = (game_id, array.size, int(dispatch.context_key(game_id, array)))
+        context = (game_id, array.size, int(for_game(dispatch.context_key, game_id)(array)))
         if self._tables is not None and self._tables_for == context:
             return self._tables
         state_size = array.size
@@ -652,8 +658,8 @@ class AlphaBetaAgent(BaseAgent):
         t["killers"].fill(-1)
         t["history"] //= 8  # keep old cutoff statistics as a hint, not a rule
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
-            action, score, depth, pv_n = search(
-                game_id, array.copy(), self.options["depth"], legal, t["states"], t["moves"],
+            action, score, depth, pv_n = for_game(search, game_id)(
+                array.copy(), self.options["depth"], legal, t["states"], t["moves"],
                 t["order"], t["tt"], t["tt_values"],
                 t["killers"], t["history"], t["pv"], t["pv_len"], t["frames"], t["bounds"],
                 t["keys"], ctl, deadline, out_pv)

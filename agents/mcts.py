@@ -33,6 +33,7 @@ import numpy as np
 from numba import njit
 
 from ludo_flow import dispatch
+from ludo_flow.specialize import for_game, game_jit
 from ludo_flow.registry import ENTRIES
 from ludo_flow.rng import new_rng, rand_below
 
@@ -99,7 +100,7 @@ class Tree:
                 self.term_value, self.slot, self.pool, self.ctl)
 
 
-@njit(cache=True)
+@game_jit()
 def init_root(game, root, parent, action, first_child, n_children, n_tried, visits, value,
               mover, player, proven, term, term_value, slot, pool, ctl):
     """Make a one-node tree whose root is the state `root`; return None."""
@@ -117,12 +118,13 @@ def init_root(game, root, parent, action, first_child, n_children, n_tried, visi
     term[0] = 0
     term_value[0] = 0.0
     slot[0] = 0
-    pool[0, :] = root
+    for k in range(root.size):  # not a slice assignment: see alphabeta.search
+        pool[0, k] = root[k]
     ctl[NODES] = 1
     ctl[SLOTS] = 1
 
 
-@njit(cache=True)
+@game_jit()
 def _outcome_value(game, code, s, draw_eval):
     """Return White's value of a playout that ended with `code` in position `s`."""
     if code == dispatch.WHITE_WINS:
@@ -157,7 +159,7 @@ def _propagate(node, parent, first_child, n_children, n_tried, mover, player, pr
         x = p
 
 
-@njit(cache=True)
+@game_jit()
 def run(game, parent, action, first_child, n_children, n_tried, visits, value, mover, player,
         proven, term, term_value, slot, pool, ctl, sim_limit, deadline, c_uct, draw_eval, cutoff,
         rng, scratch, buf, path):
@@ -173,7 +175,7 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
     return stop
 
 
-@njit(cache=True)
+@game_jit()
 def _simulate(game, parent, action, first_child, n_children, n_tried, visits, value, mover,
               player, proven, term, term_value, slot, pool, ctl, sim_limit, deadline, c_uct,
               draw_eval, cutoff, rng, scratch, buf, path):
@@ -408,7 +410,8 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
         term[i] = term[x]
         term_value[i] = term_value[x]
         if slot[x] >= 0:
-            pool[n_slots, :] = pool[slot[x]]
+            for k in range(pool.shape[1]):  # not a slice assignment: see alphabeta.search
+                pool[n_slots, k] = pool[slot[x], k]
             slot[i] = n_slots
             n_slots += 1
         else:
@@ -526,7 +529,7 @@ class MCTSAgent(BaseAgent):
             elif node == 0:
                 reused = int(tree.ctl[NODES])
         if reused == 0:
-            init_root(game_id, array, *arrays)
+            for_game(init_root, game_id)(array, *arrays)
         self._has_tree = True
         ctl = tree.ctl
         budget = self.options["time"]
@@ -534,9 +537,9 @@ class MCTSAgent(BaseAgent):
         sims = self.options["simulations"] or np.iinfo(np.int64).max
         sims_before = int(ctl[SIMS])
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
-            stop = run(game_id, *arrays, sims, deadline, self.options["c"],
-                       self.options["draw_eval"], self.options["cutoff"] or -1, self._rng,
-                       self._scratch, self._buf, self._path)
+            stop = for_game(run, game_id)(*arrays, sims, deadline, self.options["c"],
+                                          self.options["draw_eval"], self.options["cutoff"] or -1,
+                                          self._rng, self._scratch, self._buf, self._path)
         stopped = STOP_NAMES[int(stop)]
         if interrupts.interrupted:
             stopped = STOP_NAMES[STOP_INTERRUPTED]

@@ -250,6 +250,8 @@ def dispatchers():
         for attr, value in list(vars(module).items()):
             if isinstance(value, CPUDispatcher) and value.__module__ == modname:
                 found[f"{modname}.{attr}"] = value
+    from .specialize import entries
+    found.update(entries())  # the per-game entries of the searches
     return found
 
 
@@ -406,6 +408,7 @@ def _parts(game, perft, specs):
     """Return [(words, rough first-run seconds, key jitted functions)] of what a warm-up compiles:
     the engine (with perft), then each kind of agent. A part whose key functions are not all
     in the cache will be compiled."""
+    from .specialize import for_game
     k = game.kernels
     names = ("legal_actions", "apply") + (("perft",) if perft else ())
     names += ("is_terminal", "termination") if specs else ()  # a game played to its end
@@ -416,10 +419,10 @@ def _parts(game, perft, specs):
     for kind in _agent_kinds(specs):
         if kind == "mcts":
             from agents import mcts
-            functions = [getattr(mcts, "init_root", None), getattr(mcts, "run", None)]
+            functions = [for_game(mcts.init_root, game.game_id), for_game(mcts.run, game.game_id)]
         elif kind == "alphabeta":
             from agents import alphabeta
-            functions = [getattr(alphabeta, "search", None)]
+            functions = [for_game(alphabeta.search, game.game_id)]
         else:
             functions = []
         parts.append((_AGENT_WORDS[kind], EXPECTED_SECONDS[kind], functions))
@@ -431,15 +434,26 @@ def _join(words):
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def warm(game, perft=False, specs=(), start=None, stream=None):
+def warm(game, perft=False, specs=(), start=None, stream=None, jobs=None):
     """Compile (or load from the cache) the game's engine, perft and the agents of `specs`
     (playing a few cheap decisions from the position string `start`, default the start),
-    announcing it on stderr if it compiles; return the `Compiling` record."""
+    announcing it on stderr if it compiles; return the `Compiling` record.
+
+    On a first run, independent parts compile at once in up to `jobs` helper processes
+    (default `compile_jobs()`; see `compile_in_helpers`), then this process loads them."""
     parts = _parts(game, perft, specs)
-    missing = [p for p in parts if any(is_cached(f) is False for f in p[2])] or parts
+    absent = [p for p in parts if any(is_cached(f) is False for f in p[2])]
+    missing = absent or parts
     functions = [f for p in parts for f in p[2]]
-    with compiling(_join([p[0] for p in missing]), sum(p[1] for p in missing), functions,
-                   stream=stream) as info:
+    jobs = compile_jobs() if jobs is None else jobs
+    tasks = _helper_tasks(game, perft, specs, absent) if absent and jobs > 1 else []
+    seconds = sum(p[1] for p in missing)
+    if len(tasks) > 1:
+        seconds = max(seconds / min(jobs, len(tasks)), max(p[1] for p in missing))
+    helped = {}
+    with compiling(_join([p[0] for p in missing]), seconds, functions, stream=stream) as info:
+        if len(tasks) > 1:
+            helped = compile_in_helpers(game, tasks, start, jobs)
         state = game.new_initial_state() if start is None else game.from_string(start)
         if perft:
             game.kernels.perft(state.array, 1)
@@ -447,4 +461,163 @@ def warm(game, perft=False, specs=(), start=None, stream=None):
         if specs:
             from agents.tournament import warm_up
             warm_up(game, state.to_string(), specs)
+    for name, count in helped.items():
+        info.compiled[name] = info.compiled.get(name, 0) + count
     return info
+
+
+# ---- compiling in helper processes on a first run ----------------------------------------------
+JOBS_VARIABLE = "LUDO_FLOW_COMPILE_JOBS"
+MAX_JOBS = 4
+
+
+def compile_jobs():
+    """Return how many helper processes a first-run warm-up may compile in: the
+    $LUDO_FLOW_COMPILE_JOBS variable if set (1: none, compile in this process), else the
+    machine's cores, at most MAX_JOBS."""
+    value = os.environ.get(JOBS_VARIABLE, "").strip()
+    if value:
+        try:
+            return max(1, int(value))
+        except ValueError:
+            return 1
+    return max(1, min(MAX_JOBS, os.cpu_count() or 1))
+
+
+def _helper_tasks(game, perft, specs, absent):
+    """Return the independent pieces of a warm-up whose parts `absent` are not in the cache,
+    each a dict for one helper process: one per kind of search (each compiles the engine it
+    plays on as well), or else the engine's two roots, `legal_actions` and `apply`, with the
+    argument types the kernels' own loops (perft) and the State layer call them with."""
+    from agents.registry import parse_spec
+    absent_words = {p[0] for p in absent}
+    by_kind = {}
+    for spec in specs:
+        kind = parse_spec(spec)[0]
+        if kind in ("mcts", "alphabeta") and _AGENT_WORDS[kind] in absent_words:
+            by_kind.setdefault(kind, []).append(spec)
+    if len(by_kind) > 1:
+        return [{"specs": kind_specs} for kind_specs in by_kind.values()]
+    roots = [{"kernels": [["legal_actions", "state", "int32[]"]]},
+             {"kernels": [["apply", "state", "int32", "state"], ["apply", "state", "int64", "state"]]}]
+    return [t for t in roots if is_cached(getattr(game.kernels, t["kernels"][0][0])) is False]
+
+
+def run_helper_task(game, task, start=None):
+    """Compile what one helper task names (see `_helper_tasks`), in this process."""
+    if task.get("kernels"):
+        import numpy as np
+        from numba import typeof, types
+        state = game.new_initial_state() if start is None else game.from_string(start)
+        kinds = {"state": typeof(state.array), "int32": types.int32, "int64": types.int64,
+                 "int32[]": typeof(np.zeros(1, dtype=np.int32))}
+        for name, *args in task["kernels"]:
+            getattr(game.kernels, name).compile(tuple(kinds[a] for a in args))
+    if task.get("specs"):
+        import io
+        warm(game, specs=task["specs"], start=start, stream=io.StringIO(), jobs=1)
+
+
+_HELPER = r"""
+import json, sys
+import ludo_flow
+from ludo_flow import cache
+spec, task, start = json.loads(sys.argv[1])
+game = ludo_flow.load_game(spec["game"], spec["variant"], **spec["params"])
+cache.run_helper_task(game, task, start)
+print(json.dumps({k: v[1] for k, v in cache.compile_counts().items() if v[1]}))
+"""
+
+
+def compile_in_helpers(game, tasks, start=None, jobs=2):
+    """Run each task in its own helper process, at most `jobs` at a time, each compiling into
+    a private copy of this cache folder, then copy what they compiled into this folder;
+    return {function: signatures compiled} over the helpers.
+
+    Private folders because numba's cache is not safe for processes that write different
+    signatures of one function at once: each rewrites the function's index with only its
+    own entry, and both may write the same data file, so an index entry could point at
+    another signature's code. The merge (`merge_cache`) runs here, alone. A helper that fails
+    is ignored: this process then compiles what is still missing."""
+    import subprocess
+    import tempfile
+    import json
+    here = cache_dir()
+    top = str(package_dirs()[0].parent)
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env["PYTHONPATH"] = os.pathsep.join([top] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
+    env[JOBS_VARIABLE] = "1"
+    compiled = {}
+    with tempfile.TemporaryDirectory(prefix="ludo_flow-helpers-") as scratch:
+        waiting = list(enumerate(tasks))
+        running = []
+        try:
+            while waiting or running:
+                while waiting and len(running) < jobs:
+                    i, task = waiting.pop(0)
+                    base = Path(scratch) / str(i)
+                    private = base / here.name
+                    if here.is_dir():
+                        shutil.copytree(here, private, ignore=shutil.ignore_patterns(".probe-*"))
+                    argument = json.dumps([game.spec(), task, start])
+                    process = subprocess.Popen([sys.executable, "-c", _HELPER, argument],
+                                               env={**env, "LUDO_FLOW_CACHE_DIR": str(base)},
+                                               stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                                               text=True)
+                    running.append((process, private))
+                process, private = running.pop(0)
+                out, _ = process.communicate()
+                if process.returncode == 0:
+                    merge_cache(private, here)
+                    try:
+                        for name, count in json.loads(out.strip().splitlines()[-1]).items():
+                            compiled[name] = compiled.get(name, 0) + count
+                    except (ValueError, IndexError):
+                        pass
+        finally:
+            for process, _ in running:  # an interrupt: stop the helpers still compiling
+                process.kill()
+                process.wait()
+    return compiled
+
+
+def merge_cache(source, target):
+    """Copy into the numba cache folder `target` every entry of the cache folder `source` that
+    it lacks (index files and their data, through numba's own cache file class); return the
+    number of entries copied."""
+    import itertools
+    import pickle
+
+    import numba
+    from numba.core.caching import IndexDataCacheFile
+    source, target = Path(source), Path(target)
+    copied = 0
+    for index in sorted(source.rglob("*.nbi")):
+        try:
+            with open(index, "rb") as f:
+                version = pickle.load(f)
+                if version != numba.__version__:
+                    continue
+                stamp, overloads = pickle.loads(f.read())
+        except (OSError, EOFError, pickle.UnpicklingError):
+            continue
+        name = index.name[:-len(".nbi")]
+        folder = target / index.parent.relative_to(source)
+        folder.mkdir(parents=True, exist_ok=True)
+        theirs = IndexDataCacheFile(str(folder), name, stamp)
+        present = theirs._load_index()
+        for key, data_name in overloads.items():
+            if key in present:
+                continue
+            try:
+                data = (index.parent / data_name).read_bytes()  # copied as is, never unpickled
+            except OSError:
+                continue
+            taken = set(present.values())
+            present[key] = next(theirs._data_name(i) for i in itertools.count(1)
+                                if theirs._data_name(i) not in taken)
+            with theirs._open_for_write(theirs._data_path(present[key])) as f:
+                f.write(data)
+            theirs._save_index(present)  # after the data it points at
+            copied += 1
+    return copied

@@ -287,6 +287,12 @@ def cmd_warmup(args):
     total = time.perf_counter()
     for name in names:
         game = load_game(name)
+        # Everything at once first: on a first run the searches compile in parallel processes.
+        specs = list(dict.fromkeys(s for entry in entries for s in cache.entry_specs(entry)))
+        info = cache.warm(game, perft="perft" in entries, specs=specs)
+        if info.compiled:
+            print(f"{name:<10} {'all':<11} {f'compiled {sum(info.compiled.values())} functions':<24} "
+                  f"{info.seconds:6.1f} s", flush=True)
         for entry in entries:
             info = cache.warm(game, perft=entry == "perft", specs=cache.entry_specs(entry))
             did = (f"compiled {sum(info.compiled.values())} functions" if info.compiled

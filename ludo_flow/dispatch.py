@@ -19,6 +19,12 @@ extra compare is a branch always predicted, and paired runs of the searches befo
 simulations/s and the compile time unchanged within noise; a check in every function also
 guards the callers from Python, tests and benchmarks, not only the searches.
 
+The functions taking a game id are `game_jit` (`ludo_flow.specialize`): a search entered
+through `for_game(search, game_id)` passes the id as a literal, and each of these functions,
+compiled or inlined there, keeps only that game's branch (numba prunes the others before it
+types or compiles anything of them; the raise goes too, as no other id can reach it). Called
+from Python with a plain int id, they keep every branch and the raise.
+
 The per-node functions a search calls (apply, current_player, result, evaluate, hash_key,
 candidate_actions, is_candidate, is_legal_candidate) are inlined into their caller, and
 the game kernels behind them are inlined into search loops only (`ludo_flow.inlining`): a
@@ -33,6 +39,7 @@ from numba import njit
 from . import registry
 from .flow import kernels as flow
 from .rng import rand_below
+from .specialize import game_jit
 from .tolkuchka import kernels as tolkuchka
 
 FLOW = registry.BY_NAME["flow"].game_id
@@ -45,7 +52,7 @@ UNKNOWN_GAME = "ludo_flow.dispatch: unknown game id (not in ludo_flow.registry)"
 ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
 
 
-@njit(cache=True)
+@game_jit()
 def legal_actions(game, state, out):
     """Return the number of legal actions written into `out` (0 when the game is over)."""
     if game == FLOW:
@@ -55,7 +62,7 @@ def legal_actions(game, state, out):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True, inline="always")
+@game_jit(inline="always")
 def candidate_actions(game, state, out):
     """Return the number of candidate actions written into `out`: every legal action, and
     maybe some illegal ones, each to be confirmed by `is_legal_candidate` before use.
@@ -69,7 +76,7 @@ def candidate_actions(game, state, out):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True, inline="always")
+@game_jit(inline="always")
 def is_candidate(game, state, action):
     """Return True if `action` is one of `candidate_actions(game, state)`, without generating
     them (Flow never reports wash choices: a search then finds them in the generated list)."""
@@ -80,7 +87,7 @@ def is_candidate(game, state, action):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True, inline="always")
+@game_jit(inline="always")
 def is_legal_candidate(game, state, action):
     """Return True if `action`, one of `candidate_actions(game, state)`, is legal."""
     if game == FLOW:
@@ -90,7 +97,7 @@ def is_legal_candidate(game, state, action):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True, inline="always")
+@game_jit(inline="always")
 def apply(game, state, action, out):
     """Write the state after the legal `action` into `out` (`out` may be `state`); return None."""
     if game == FLOW:
@@ -101,7 +108,7 @@ def apply(game, state, action, out):
         raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True, inline="always")
+@game_jit(inline="always")
 def result(game, state):
     """Return ONGOING (0), WHITE_WINS (1), BLACK_WINS (2) or DRAW (3)."""
     if game == FLOW:
@@ -111,7 +118,7 @@ def result(game, state):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True, inline="always")
+@game_jit(inline="always")
 def current_player(game, state):
     """Return the player to decide: 0 White, 1 Black."""
     if game == FLOW:
@@ -121,7 +128,7 @@ def current_player(game, state):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True, inline="always")
+@game_jit(inline="always")
 def hash_key(game, state):
     """Return the game's 64-bit key of everything that decides legal actions and result."""
     if game == FLOW:
@@ -131,7 +138,7 @@ def hash_key(game, state):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True)
+@game_jit()
 def context_key(game, state):
     """Return a key of what `hash_key` leaves out because it is fixed within one game.
 
@@ -144,7 +151,7 @@ def context_key(game, state):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True, inline="always")
+@game_jit(inline="always")
 def evaluate(game, state):
     """Return the game's heuristic value of a non-final state, White's view, in (-1, 1)."""
     if game == FLOW:
@@ -154,7 +161,7 @@ def evaluate(game, state):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True)
+@game_jit()
 def random_action(game, state, rng, buf):
     """Return a uniformly random legal action, or -1 when the game is over.
 
@@ -205,7 +212,7 @@ def _tolkuchka_playout_in_place(state, rng, max_plies):
     return np.int64(tolkuchka.result(state))
 
 
-@njit(cache=True)
+@game_jit()
 def playout_in_place(game, state, rng, max_plies):
     """Play uniform random actions on `state` itself; return the result code at the end.
 
@@ -217,7 +224,7 @@ def playout_in_place(game, state, rng, max_plies):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True)
+@game_jit()
 def playout_with_length(game, state, rng):
     """Return (White's result, decisions played) of the game's uniform random playout (state unchanged)."""
     if game == FLOW:
@@ -227,7 +234,7 @@ def playout_with_length(game, state, rng):
     raise ValueError(UNKNOWN_GAME)
 
 
-@njit(cache=True)
+@game_jit()
 def perft(game, state, depth):
     """Return the game's perft count `depth` plies below `state`."""
     if game == FLOW:

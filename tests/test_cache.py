@@ -37,6 +37,7 @@ from agents import make_agent
 from agents import alphabeta, mcts
 from ludo_flow import cache, dispatch
 from ludo_flow.flow import kernels as flow_kernels
+from ludo_flow.specialize import for_game
 
 full = sys.argv[1] == "full"
 score = None
@@ -57,11 +58,14 @@ for name in ("flow", "tolkuchka") if full else ("flow",):
     dispatch.legal_actions(game.game_id, state.array, buf)
     dispatch.hash_key(game.game_id, state.array)
 
-functions = {"alphabeta.search": alphabeta.search}
+# A search is compiled per game: its entries are what Python calls (ludo_flow.specialize).
+functions = {"alphabeta.search": for_game(alphabeta.search, "flow")}
 if full:
     functions.update({
-        "mcts.init_root": mcts.init_root,
-        "mcts.run": mcts.run,
+        "alphabeta.search (tolkuchka)": for_game(alphabeta.search, "tolkuchka"),
+        "mcts.init_root": for_game(mcts.init_root, "flow"),
+        "mcts.run": for_game(mcts.run, "flow"),
+        "mcts.run (tolkuchka)": for_game(mcts.run, "tolkuchka"),
         "mcts.best_child": mcts.best_child,
         "mcts.find_node": mcts.find_node,
         "mcts.keep_subtree": mcts.keep_subtree,
@@ -256,3 +260,42 @@ def test_importing_the_package_prunes_and_the_cache_command_clears(tmp_path):
     assert done.returncode == 0, done.stderr
     assert [p.name for p in base.iterdir()] == ["someone-elses-folder"]
     assert not legacy.exists()
+
+
+# ---- helper processes compile into private folders, merged afterwards ---------------------------
+TWICE = r"""
+import json, sys
+from twice import twice
+value = float(sys.argv[1]) if "." in sys.argv[1] else int(sys.argv[1])
+twice(value)
+print(json.dumps([sum(twice.stats.cache_hits.values()), sum(twice.stats.cache_misses.values())]))
+"""
+
+
+def run_twice(folder, cache_folder, *values):
+    """Call the toy `twice` with each value in one new process caching in `cache_folder`;
+    return [(cache hits, misses)]."""
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env.update(PYTHONPATH=str(folder), NUMBA_CACHE_DIR=str(cache_folder))
+    found = []
+    for value in values:
+        done = subprocess.run([sys.executable, "-c", TWICE, value], env=env, cwd=folder,
+                              capture_output=True, text=True, timeout=300)
+        assert done.returncode == 0, done.stderr
+        found.append(tuple(json.loads(done.stdout.strip().splitlines()[-1])))
+    return found
+
+
+def test_merging_caches_keeps_every_signature_of_a_function_compiled_in_separate_folders(tmp_path):
+    # What two processes compiling different signatures of one function into ONE folder at
+    # once can lose (numba rewrites the index with its own entry only), compiled apart and
+    # merged keeps: both signatures load in a later process.
+    (tmp_path / "twice.py").write_text("from numba import njit\n\n\n@njit(cache=True)\n"
+                                       "def twice(x):\n    return 2 * x\n")
+    ints, floats, merged = tmp_path / "ints", tmp_path / "floats", tmp_path / "merged"
+    assert run_twice(tmp_path, ints, "3") == [(0, 1)]
+    assert run_twice(tmp_path, floats, "3.5") == [(0, 1)]
+    assert cache.merge_cache(ints, merged) == 1
+    assert cache.merge_cache(floats, merged) == 1
+    assert cache.merge_cache(floats, merged) == 0  # already there
+    assert run_twice(tmp_path, merged, "3", "3.5") == [(1, 0), (1, 0)]

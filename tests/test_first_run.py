@@ -80,3 +80,32 @@ def test_a_quick_block_is_silent_and_a_slow_one_is_announced_while_it_runs(tmp_p
     text = out.getvalue().splitlines()
     assert text[0].startswith("ludo-flow: compiling the MCTS search") and "about 15 s" in text[0]
     assert text[-1].startswith("ludo-flow: compiled the MCTS search in ")
+
+
+def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_path):
+    # Two helpers compile the engine's two roots at once (ludo_flow.cache.compile_in_helpers);
+    # this process then compiles only perft, and a second process compiles nothing at all.
+    root = tmp_path / "package"
+    for name in ("ludo_flow", "agents"):
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    base = tmp_path / "cache"
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env.update(PYTHONPATH=str(root), LUDO_FLOW_CACHE_DIR=str(base), LUDO_FLOW_COMPILE_JOBS="2")
+    script = ("import io, json, ludo_flow; from ludo_flow import cache; "
+              "game = ludo_flow.load_game('tolkuchka'); "
+              "helped = cache.compile_in_helpers(game, cache._helper_tasks(game, True, (), "
+              "cache._parts(game, True, ())), jobs=2); "
+              "info = cache.warm(game, perft=True, stream=io.StringIO()); "
+              "print(json.dumps([sorted(helped), sorted(info.compiled)]))")
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", script], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr
+        runs.append(__import__("json").loads(done.stdout.strip().splitlines()[-1]))
+    (helped, first), (helped_again, second) = runs
+    kernels = "ludo_flow.tolkuchka.kernels."
+    assert kernels + "legal_actions" in helped and kernels + "apply" in helped
+    assert kernels + "legal_actions" not in first and kernels + "apply" not in first
+    assert kernels + "perft" in first
+    assert helped_again == [] and second == []

@@ -922,7 +922,8 @@ def perft(state, depth):
     acts = np.empty((depth, MAX_ACTIONS), dtype=np.int32)
     counts = np.zeros(depth, dtype=np.int64)
     idx = np.zeros(depth, dtype=np.int64)
-    states[0, :] = state
+    for i in range(STATE_SIZE):  # not states[0, :] = state: see apply
+        states[0, i] = state[i]
     counts[0] = legal_actions(states[0], acts[0])
     if depth == 1:
         return counts[0]
