@@ -111,21 +111,21 @@ def _check(nodes, deadline, ctl):
 
 
 @game_jit(inline="always")
-def _leaf_score(game, state, player, ply):
+def _leaf_score(game, evaluation, state, player, ply):
     """Return the score of a horizon leaf for `player`, `ply` plies down: the result if the
     game is over, else the evaluation turned to the player's view."""
     code = dispatch.result(game, state)
     if code != dispatch.ONGOING:
         return _terminal_score(code, player, ply)
-    value = dispatch.evaluate(game, state)
+    value = dispatch.evaluate(game, state, evaluation)
     return -value if player == 1 else value
 
 
 @game_jit()
-def _leaf_score_call(game, state, player, ply):
+def _leaf_score_call(game, evaluation, state, player, ply):
     """`_leaf_score` as a call, for negamax's rarely taken paths: every inlined copy of the
     games' result and evaluate adds seconds to its compilation."""
-    return _leaf_score(game, state, player, ply)
+    return _leaf_score(game, evaluation, state, player, ply)
 
 
 @njit(cache=True)
@@ -150,8 +150,8 @@ def _from_table(score, ply):
 
 @game_jit()
 @search_loop  # the game kernels are inlined here (see ludo_flow.inlining)
-def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, killers, history,
-            pv, pv_len, frames, bounds, keys, ctl, deadline):
+def negamax(game, evaluation, top, depth, alpha, beta, states, moves, order, tt, tt_values, killers,
+            history, pv, pv_len, frames, bounds, keys, ctl, deadline):
     """Return the score of `states[top]` for its player to move, searched `depth` plies deep.
 
     Fail-soft alpha-beta within (alpha, beta), iterative with one frame per ply (numba cannot
@@ -222,7 +222,7 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                 if stopped:
                     break
                 if leaf:  # only a search called with depth 0 (or at MAX_PLY) gets here
-                    value = _leaf_score_call(game, s, player, ply)
+                    value = _leaf_score_call(game, evaluation, s, player, ply)
                 else:
                     # An interior node: its moves come in stages (see the next-child loop).
                     has_value = False
@@ -352,7 +352,7 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
                 if ply + 1 > seldepth:
                     seldepth = ply + 1
                 pv_len[ply + 1] = 0
-                child_value = _leaf_score(game, child, child_player, ply + 1)
+                child_value = _leaf_score(game, evaluation, child, child_player, ply + 1)
                 absorbing = True
                 continue
             if use_tt:
@@ -373,7 +373,8 @@ def negamax(game, top, depth, alpha, beta, states, moves, order, tt, tt_values, 
             continue
         if bounds[ply, B_BEST] == -INF:
             # Every candidate was illegal: no legal action, so the game is over here.
-            bounds[ply, B_BEST] = _leaf_score_call(game, s, frames[ply, F_PLAYER], ply)  # the result
+            bounds[ply, B_BEST] = _leaf_score_call(game, evaluation, s, frames[ply, F_PLAYER],
+                                                   ply)  # the result
             bounds[ply, B_ALPHA0] = -INF  # an exact score
             bounds[ply, B_BETA] = INF
             frames[ply, F_BEST_MOVE] = -1
@@ -456,8 +457,8 @@ def _order_moves(ply, n, player, moves, order, killers, history):
 
 
 @game_jit()
-def search(game, root, max_depth, root_moves, states, moves, order, tt, tt_values, killers, history,
-           pv, pv_len, frames, bounds, keys, ctl, deadline, out_pv):
+def search(game, evaluation, root, max_depth, root_moves, states, moves, order, tt, tt_values,
+           killers, history, pv, pv_len, frames, bounds, keys, ctl, deadline, out_pv):
     """Iteratively deepen from `root` over the actions in `root_moves` (their order breaks ties).
 
     Returns (best action, its score, last finished depth, length of the pv written to `out_pv`)."""
@@ -498,11 +499,11 @@ def search(game, root, max_depth, root_moves, states, moves, order, tt, tt_value
             a = root_moves[i]
             dispatch.apply(game, root, a, child)
             if dispatch.current_player(game, child) == player:
-                v = negamax(game, 1, depth - 1, alpha, INF, states, moves, order, tt, tt_values,
-                            killers, history, pv, pv_len, frames,
+                v = negamax(game, evaluation, 1, depth - 1, alpha, INF, states, moves, order, tt,
+                            tt_values, killers, history, pv, pv_len, frames,
                             bounds, keys, ctl, deadline)
             else:
-                v = -negamax(game, 1, depth - 1, -INF, -alpha, states, moves, order, tt,
+                v = -negamax(game, evaluation, 1, depth - 1, -INF, -alpha, states, moves, order, tt,
                              tt_values, killers, history, pv, pv_len,
                              frames, bounds, keys, ctl, deadline)
             if ctl[STOP]:
@@ -585,6 +586,9 @@ class AlphaBetaAgent(BaseAgent):
                       "depth-1 nodes use a further small table of up to 8192 entries; "
                       "32 bytes an entry, at most the machine's memory", low=0,
                       memory=table_bytes),
+        "eval": Setting(str, "texel", "the evaluation at the horizon: texel (evaluate_tuned, fitted to "
+                        "self-play; it beat hand in an SPRT in each game) or hand (the hand-set "
+                        "evaluate)", choices=tuple(dispatch.EVALUATIONS)),
         "seed": Setting(int, 0, "random seed (orders equal root moves)", low=0),
     }
 
@@ -659,8 +663,8 @@ class AlphaBetaAgent(BaseAgent):
         t["history"] //= 8  # keep old cutoff statistics as a hint, not a rule
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
             action, score, depth, pv_n = for_game(search, game_id)(
-                array.copy(), self.options["depth"], legal, t["states"], t["moves"],
-                t["order"], t["tt"], t["tt_values"],
+                dispatch.EVALUATIONS[self.options["eval"]], array.copy(),
+                self.options["depth"], legal, t["states"], t["moves"], t["order"], t["tt"], t["tt_values"],
                 t["killers"], t["history"], t["pv"], t["pv_len"], t["frames"], t["bounds"],
                 t["keys"], ctl, deadline, out_pv)
         elapsed = time.perf_counter() - start

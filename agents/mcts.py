@@ -125,15 +125,16 @@ def init_root(game, root, parent, action, first_child, n_children, n_tried, visi
 
 
 @game_jit()
-def _outcome_value(game, code, s, draw_eval):
-    """Return White's value of a playout that ended with `code` in position `s`."""
+def _outcome_value(game, evaluation, code, s, draw_eval):
+    """Return White's value of a playout that ended with `code` in position `s` (a draw or a
+    cut-off scored by the evaluation `evaluation`, a dispatch.EVALUATIONS id)."""
     if code == dispatch.WHITE_WINS:
         return 1.0
     if code == dispatch.BLACK_WINS:
         return -1.0
     if code == dispatch.DRAW:
-        return draw_eval * dispatch.evaluate(game, s) if draw_eval != 0.0 else 0.0
-    return dispatch.evaluate(game, s)  # cut off before the end
+        return draw_eval * dispatch.evaluate(game, s, evaluation) if draw_eval != 0.0 else 0.0
+    return dispatch.evaluate(game, s, evaluation)  # cut off before the end
 
 
 @njit(cache=True)
@@ -161,8 +162,8 @@ def _propagate(node, parent, first_child, n_children, n_tried, mover, player, pr
 
 @game_jit()
 def run(game, parent, action, first_child, n_children, n_tried, visits, value, mover, player,
-        proven, term, term_value, slot, pool, ctl, sim_limit, deadline, c_uct, draw_eval, cutoff,
-        rng, scratch, buf, path):
+        proven, term, term_value, slot, pool, ctl, sim_limit, deadline, c_uct, draw_eval, evaluation,
+        cutoff, rng, scratch, buf, path):
     """Run simulations until `sim_limit` more are done or a stop (time, memory, proven root,
     Ctrl-C).
 
@@ -170,7 +171,7 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
     ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
     stop = _simulate(game, parent, action, first_child, n_children, n_tried, visits, value,
                      mover, player, proven, term, term_value, slot, pool, ctl, sim_limit,
-                     deadline, c_uct, draw_eval, cutoff, rng, scratch, buf, path)
+                     deadline, c_uct, draw_eval, evaluation, cutoff, rng, scratch, buf, path)
     ctl[RUNNING] = 0
     return stop
 
@@ -178,7 +179,7 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
 @game_jit()
 def _simulate(game, parent, action, first_child, n_children, n_tried, visits, value, mover,
               player, proven, term, term_value, slot, pool, ctl, sim_limit, deadline, c_uct,
-              draw_eval, cutoff, rng, scratch, buf, path):
+              draw_eval, evaluation, cutoff, rng, scratch, buf, path):
     """The body of `run`: simulations until a budget or a stop; return the stop reason."""
     max_nodes = parent.size
     max_slots = pool.shape[0]
@@ -228,7 +229,7 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                     code = dispatch.result(game, scratch)
                     if code != dispatch.ONGOING:
                         term[node] = code
-                        term_value[node] = _outcome_value(game, code, scratch, draw_eval)
+                        term_value[node] = _outcome_value(game, evaluation, code, scratch, draw_eval)
                         r = term_value[node]
                         if code != dispatch.DRAW:
                             winner = 0 if code == dispatch.WHITE_WINS else 1
@@ -236,7 +237,7 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                             newly_proven = node
                     else:
                         code = dispatch.playout_in_place(game, scratch, rng, cutoff)
-                        r = _outcome_value(game, code, scratch, draw_eval)
+                        r = _outcome_value(game, evaluation, code, scratch, draw_eval)
                     break
                 # Expand: store the state, then make every child at once (shuffled).
                 if ctl[SLOTS] >= max_slots or ctl[NODES] + dispatch.MAX_ACTIONS > max_nodes:
@@ -458,6 +459,9 @@ class MCTSAgent(BaseAgent):
                              low=0.0, high=1.0),
         "cutoff": Setting(int, 0, "plies per playout before scoring by evaluate (0: to the end)",
                           low=0),
+        "eval": Setting(str, "hand", "the evaluation draw_eval and cutoff score by: hand (the hand-set "
+                        "evaluate) or texel (evaluate_tuned, fitted to self-play)",
+                        choices=tuple(dispatch.EVALUATIONS)),
         "reuse": Setting(int, 0, "1: keep the subtree of the next position between moves",
                          low=0, high=1),
         "memory": Setting(int, 1 << 20, "tree capacity in nodes (the search stops when full); "
@@ -538,8 +542,9 @@ class MCTSAgent(BaseAgent):
         sims_before = int(ctl[SIMS])
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
             stop = for_game(run, game_id)(*arrays, sims, deadline, self.options["c"],
-                                          self.options["draw_eval"], self.options["cutoff"] or -1,
-                                          self._rng, self._scratch, self._buf, self._path)
+                       self.options["draw_eval"], dispatch.EVALUATIONS[self.options["eval"]],
+                       self.options["cutoff"] or -1, self._rng,
+                       self._scratch, self._buf, self._path)
         stopped = STOP_NAMES[int(stop)]
         if interrupts.interrupted:
             stopped = STOP_NAMES[STOP_INTERRUPTED]

@@ -48,6 +48,11 @@ GAME_IDS = tuple(e.game_id for e in registry.ENTRIES)
 MAX_ACTIONS = max(e.max_actions for e in registry.ENTRIES)  # an action buffer for every game
 ACTION_SPACE = max(e.action_space for e in registry.ENTRIES)  # every action id is below it
 UNKNOWN_GAME = "ludo_flow.dispatch: unknown game id (not in ludo_flow.registry)"
+# The evaluations every game provides (the searches' `eval` setting names them): the hand-set
+# `evaluate` and the Texel fit `evaluate_tuned` (experiments/texel).
+HAND, TUNED = 0, 1
+EVALUATIONS = {"hand": HAND, "texel": TUNED}
+UNKNOWN_EVALUATION = "ludo_flow.dispatch: unknown evaluation id (not in dispatch.EVALUATIONS)"
 
 ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
 
@@ -152,11 +157,18 @@ def context_key(game, state):
 
 
 @game_jit(inline="always")
-def evaluate(game, state):
-    """Return the game's heuristic value of a non-final state, White's view, in (-1, 1)."""
+def evaluate(game, state, evaluation=HAND):
+    """Return the game's heuristic value of a non-final state, White's view, in (-1, 1), by
+    the evaluation `evaluation` (HAND: `evaluate`, TUNED: `evaluate_tuned`)."""
+    if evaluation != HAND and evaluation != TUNED:
+        raise ValueError(UNKNOWN_EVALUATION)
     if game == FLOW:
+        if evaluation == TUNED:
+            return np.float64(flow.evaluate_tuned(state))
         return np.float64(flow.evaluate(state))
     elif game == TOLKUCHKA:
+        if evaluation == TUNED:
+            return np.float64(tolkuchka.evaluate_tuned(state))
         return np.float64(tolkuchka.evaluate(state))
     raise ValueError(UNKNOWN_GAME)
 

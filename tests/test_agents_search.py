@@ -14,6 +14,7 @@ from agents import make_agent
 from agents.alphabeta import WIN, AlphaBetaAgent
 from ludo_flow import dispatch
 
+EVALUATION = dispatch.EVALUATIONS[AlphaBetaAgent.settings["eval"].default]  # what the agent uses
 
 # ---------------------------------------------------------------- brute force references
 
@@ -28,7 +29,7 @@ def minimax(game, state, depth, ply):
                 return 0.0
             winner = 0 if code == dispatch.WHITE_WINS else 1
             return 1000.0 - ply if winner == player else -(1000.0 - ply)
-        v = dispatch.evaluate(game, state)
+        v = dispatch.evaluate(game, state, EVALUATION)
         return -v if player == 1 else v
     buf = np.empty(dispatch.MAX_ACTIONS, dtype=np.int32)
     n = dispatch.legal_actions(game, state, buf)

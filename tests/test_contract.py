@@ -211,15 +211,18 @@ def test_round_trips_on_more_random_walks(case, seed):
 
 
 def test_evaluation_is_bounded_and_from_whites_side(case):
-    """In (-1, 1) on every ongoing state met; from White's side: at the end of seeded random
-    playouts it is, on average, positive where White won and negative where Black won."""
+    """Both evaluations in (-1, 1) on every ongoing state met; from White's side: at the end
+    of seeded random playouts the hand one is, on average, positive where White won and
+    negative where Black won."""
     entry, game = case
     for state in states_of(game):
-        value = float(entry.kernels.evaluate(state.array))
-        assert value == float(dispatch.evaluate(entry.game_id, state.array))
-        assert -1.0 <= value <= 1.0
-        if not state.is_terminal():
-            assert -1.0 < value < 1.0
+        for evaluate, evaluation in ((entry.kernels.evaluate, dispatch.HAND),
+                                     (entry.kernels.evaluate_tuned, dispatch.TUNED)):
+            value = float(evaluate(state.array))
+            assert value == float(dispatch.evaluate(entry.game_id, state.array, evaluation))
+            assert -1.0 <= value <= 1.0
+            if not state.is_terminal():
+                assert -1.0 < value < 1.0
     start = game.new_initial_state().array
     rng = new_rng(1)
     finals = {dispatch.WHITE_WINS: [], dispatch.BLACK_WINS: []}
@@ -402,7 +405,7 @@ def test_an_unknown_game_id_is_an_error_not_another_games_kernels(name):
     state = entry.game_class().new_initial_state().array.copy()
     values = {"state": state, "out": np.empty(dispatch.MAX_ACTIONS, dtype=np.int32), "action": 0,
               "rng": new_rng(1), "buf": np.empty(dispatch.MAX_ACTIONS, dtype=np.int32), "max_plies": 1,
-              "depth": 1}
+              "depth": 1, "evaluation": dispatch.HAND}
     params = list(inspect.signature(func.py_func).parameters)[1:]
     if name == "apply":
         values["out"] = state.copy()

@@ -11,7 +11,7 @@ All kernels trust their inputs: the State layer validates.
 import numpy as np
 from numba import njit, uint64
 
-from ..bits import bit, lsb, msb, popcount
+from ..bits import bit, lsb, msb, odd_tanh, popcount
 from ..inlining import into_search_loops
 from ..rng import rand_below
 
@@ -814,7 +814,7 @@ def evaluate(state):
     piece (squared, so the last ranks count most), the sum of advancement, and material:
     per side 3 * best^2 / span^2 + 0.5 * total / (8 span) + 0.25 * count (span = height - 1,
     advancement counted in ranks from the side's own edge), White minus Black, through
-    tanh(x / 4) (`_tanh`). Loop-free: the most advanced piece is a bit scan, the advancement sum three
+    tanh(x / 4) (`bits.odd_tanh`). Loop-free: the most advanced piece is a bit scan, the advancement sum three
     popcounts."""
     span = np.int64(state[HEIGHT]) - 1
     white = state[WHITE]
@@ -826,18 +826,88 @@ def evaluate(state):
     w_total = _rank_sum(white)
     b_total = span * b_count - _rank_sum(black)
     score = _race_score(w_best, w_total, w_count, span) - _race_score(b_best, b_total, b_count, span)
-    return _tanh(score / 4.0)
+    return odd_tanh(score / 4.0)
+
+
+# evaluate_tuned: the Texel fit of experiments/texel (logistic regression of self-play results
+# on these terms; weights in logit units, rounded to 4 places; results.md there).
+TUNED_TERMS = ("best2", "advance", "pieces", "runner_mover", "runner_waiting", "washable_mover",
+               "washable_waiting", "tempo_step1")
+TUNED_WEIGHTS = (0.4665, -1.5097, 0.5301, 0.6349, 0.2751, -0.158, -0.3125, 0.0864)
+EVALUATION_BOUND = 1.0 - 1e-9  # evaluate_tuned() stays strictly inside (-1, 1)
 
 
 @njit(cache=True, inline="always")
-def _tanh(x):
-    """Return tanh(x) within 2.3e-16, as 1 - 2 / (exp(2|x|) + 1) with x's sign.
+def _reach(side, movable, occ, dames, mask):
+    """Return the board of squares the `movable` pieces of `side` can step to (currents ignored)."""
+    t = step_targets(side, movable, occ, dames, mask)
+    return t[0] | t[1] | t[2] | t[3] | t[4] | t[5] | t[6] | t[7] | t[8] | t[9]
 
-    libm's tanh took 9% of alpha-beta's time at Flow's horizon; exp costs a third of it.
-    Odd by construction, so a position and its colour-swapped mirror still evaluate to
-    exact opposites."""
-    v = 1.0 - 2.0 / (np.exp(2.0 * abs(x)) + 1.0)
-    return v if x >= 0.0 else -v
+
+@njit(cache=True, inline="always")
+def _washable(own, arrival, occ, mask, width):
+    """Return how many `own` pieces become wash candidates when a piece arrives on an `arrival`
+    square next to them: at rest no wall stands, so that needs the piece's other side to be
+    occupied or the board's edge."""
+    left_edge = FILE_A & mask
+    right_edge = (FILE_A << uint64(width - 1)) & mask
+    covered_left = ((occ << uint64(1)) & ~FILE_A) | left_edge
+    covered_right = ((occ >> uint64(1)) & ~FILE_H) | right_edge
+    arrive_right = ((arrival & ~occ) >> uint64(1)) & ~FILE_H
+    arrive_left = ((arrival & ~occ) << uint64(1)) & ~FILE_A
+    return np.int64(popcount(own & ((covered_left & arrive_right) | (covered_right & arrive_left))))
+
+
+@njit(cache=True, inline="always")
+def tuned_terms(state):
+    """Return evaluate_tuned's terms (TUNED_TERMS), each White's minus Black's.
+
+    The race (as in `evaluate`): best2 = (most advanced piece's ranks travelled / span)^2,
+    advance = total ranks travelled / (8 span), pieces. Then, for the mover and the waiting
+    side apart (counted + for White, - for Black): runner = far-edge squares the side's
+    pieces can step to (the mover's movable ones; a win at once), washable = the side's
+    pieces that one step of the other side makes wash candidates; tempo_step1 = the mover
+    has its whole turn ahead (not a second step or a wash choice)."""
+    span = np.int64(state[HEIGHT]) - 1
+    white = state[WHITE]
+    black = state[BLACK]
+    dames = state[DAMES]
+    mask = state[MASK]
+    width = np.int64(state[WIDTH])
+    occ = white | black
+    w_best = (msb(white) >> 3) if white else np.int64(0)
+    b_best = span - (lsb(black) >> 3) if black else np.int64(0)
+    w_count = np.int64(popcount(white))
+    b_count = np.int64(popcount(black))
+    w_total = np.int64(_rank_sum(white))
+    b_total = span * b_count - np.int64(_rank_sum(black))
+    side = state[SIDE]
+    sign = 1.0 if side == 0 else -1.0
+    mover = black if side else white
+    waiting = white if side else black
+    mover_reach = _reach(side, movable_pieces(state), occ, dames, mask)
+    waiting_reach = _reach(side ^ uint64(1), waiting, occ, dames, mask)
+    far = (mask & (RANK_1 << uint64(8 * span)), mask & RANK_1)  # White's far edge, Black's
+    return ((w_best * w_best - b_best * b_best) / (span * span),
+            (w_total - b_total) / (8.0 * span),
+            np.float64(w_count - b_count),
+            sign * np.int64(popcount(mover_reach & far[side])),
+            -sign * np.int64(popcount(waiting_reach & far[side ^ uint64(1)])),
+            sign * _washable(mover, waiting_reach, occ, mask, width),
+            -sign * _washable(waiting, mover_reach, occ, mask, width),
+            sign if state[STEP] == 1 and state[PHASE] == PHASE_STEP else 0.0)
+
+
+@njit(cache=True, inline=into_search_loops)
+def evaluate_tuned(state):
+    """Return the tuned heuristic value in (-1, 1) from White's side: tanh(logit / 2) of the
+    Texel fit's logit over `tuned_terms` (so the value is the fit's expected score 2 p - 1),
+    clipped to +-EVALUATION_BOUND. Odd under swapping the colours with the ranks mirrored."""
+    t = tuned_terms(state)
+    w = TUNED_WEIGHTS
+    logit = (w[0] * t[0] + w[1] * t[1] + w[2] * t[2] + w[3] * t[3] + w[4] * t[4] + w[5] * t[5]
+             + w[6] * t[6] + w[7] * t[7])
+    return min(max(odd_tanh(logit / 2.0), -EVALUATION_BOUND), EVALUATION_BOUND)
 
 
 @njit(cache=True, inline="always")  # once per playout ply: no call, no refcount round trips

@@ -16,7 +16,7 @@ import math
 import numpy as np
 from numba import njit, uint64
 
-from ..bits import bit, lsb, msb, popcount
+from ..bits import bit, lsb, msb, odd_tanh, popcount
 from ..inlining import into_search_loops
 from ..rng import rand_below
 
@@ -596,6 +596,74 @@ def evaluate(state):
     value = TANH_OF_TENTHS[np.uint64(tenths + EVALUATION_TENTHS)]
     # tanh rounds to exactly +-1.0 past x ~ 19; the clip keeps even such a board below a win
     return min(max(value, -EVALUATION_BOUND), EVALUATION_BOUND)
+
+
+# evaluate_tuned: the Texel fit of experiments/texel (logistic regression of self-play results
+# on these terms; weights in logit units, rounded to 4 places; results.md there).
+TUNED_TERMS = ("mobility", "exposure", "attacks_mover", "attacks_waiting", "material_fresh",
+               "material_near")
+TUNED_WEIGHTS = (0.0094, -0.1885, 0.2075, 0.1707, 0.1113, 0.1692)
+
+
+@njit(cache=True, inline="always")
+def _attacks(own, enemy):
+    """Return the number of (row, direction) pairs of `own` whose front square holds an enemy
+    checker (a knock, unless the knock rules refuse it: they are ignored here)."""
+    count = 0
+    for d in range(4):  # as in _open_fronts: the heads of direction d and of d + 4
+        ahead = shift(own, d)
+        behind = shift(own, d + 4)
+        count += popcount(own & ahead & ~behind & shift(enemy, d + 4))
+        count += popcount(own & behind & ~ahead & shift(enemy, d))
+    return np.int64(count)
+
+
+@njit(cache=True, inline="always")
+def _gap(a, b):
+    """Return the king distance between the nearest checkers of boards a and b, capped at 3."""
+    near = neighbours(a) | a
+    if near & b:
+        return 1
+    return 2 if neighbours(near) & b else 3
+
+
+@njit(cache=True, inline="always")
+def tuned_terms(state):
+    """Return evaluate_tuned's terms (TUNED_TERMS), each White's minus Black's.
+
+    `evaluate`'s mobility and exposure; attacks = (row, direction) pairs whose front square
+    is an enemy checker, for the mover and the waiting side apart (counted + for White, - for
+    Black); and material (checkers) in two parts that fade: x (1 - quiet plies / quiet-ply
+    limit), as the quiet-ply draw nears, and x (1 - (king distance between the armies, capped
+    at 3, - 1) / 2), as the armies part. With both weights positive a lead never counts
+    against its side; a lead far from the enemy at the quiet-ply limit counts nothing (the
+    terms that make a side ahead go and knock)."""
+    white = state[WHITE]
+    black = state[BLACK]
+    edge = FILE_A | FILE_H | RANK_1 | RANK_8
+    material = np.float64(np.int64(popcount(white)) - np.int64(popcount(black)))
+    side = state[SIDE]
+    sign = 1.0 if side == 0 else -1.0
+    mover, waiting = (black, white) if side else (white, black)
+    quiet_limit = max(np.float64(1.0), np.float64(state[QUIET_PLIES]))
+    gap = _gap(white, black) if white and black else 1
+    return (np.float64(np.int64(_open_fronts(white)) - np.int64(_open_fronts(black))),
+            np.float64(np.int64(popcount(white & edge)) - np.int64(popcount(black & edge))),
+            sign * _attacks(mover, waiting),
+            -sign * _attacks(waiting, mover),
+            material * (1.0 - np.float64(state[QUIET]) / quiet_limit),
+            material * (1.0 - (gap - 1) / 2.0))
+
+
+@njit(cache=True, inline=into_search_loops)
+def evaluate_tuned(state):
+    """Return the tuned heuristic value in (-1, 1) from White's side: tanh(logit / 2) of the
+    Texel fit's logit over `tuned_terms` (so the value is the fit's expected score 2 p - 1),
+    clipped to +-EVALUATION_BOUND. Odd under swapping the colours with a half turn."""
+    t = tuned_terms(state)
+    w = TUNED_WEIGHTS
+    logit = w[0] * t[0] + w[1] * t[1] + w[2] * t[2] + w[3] * t[3] + w[4] * t[4] + w[5] * t[5]
+    return min(max(odd_tanh(logit / 2.0), -EVALUATION_BOUND), EVALUATION_BOUND)
 
 
 @njit(cache=True)
