@@ -53,7 +53,7 @@ _CHECK_EVERY = 64  # simulations between two reads of the clock (and checks for 
 FIND_DEPTH = 16
 _TABLE = 8192  # visit counts below this use the precomputed 1/n and 1/sqrt(n)
 POLICIES = ("informed", "uct")
-UCT_FIXED = ("cutoff", "minimax", "solver", "draw_eval", "eval")  # what policy=uct sets itself
+UCT_FIXED = ("cutoff", "minimax", "priors", "solver", "draw_eval", "eval")  # what policy=uct sets itself
 
 
 # Bytes a tree node takes in the Tree's arrays (parent, action, first_child, n_children,
@@ -185,7 +185,7 @@ def _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, t
 @game_jit()
 def run(game, parent, action, first_child, n_children, n_tried, visits, value, mover, player,
         proven, term, minimax, slot, pool, ctl, sim_limit, deadline, c_uct, draw_eval, evaluation,
-        cutoff, weight, solver, rng, scratch, buf, path):
+        cutoff, weight, solver, priors, rng, scratch, buf, path):
     """Run simulations until `sim_limit` more are done or a stop (time, memory, proven root,
     Ctrl-C).
 
@@ -193,7 +193,7 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
     ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
     stop = _simulate(game, parent, action, first_child, n_children, n_tried, visits, value,
                      mover, player, proven, term, minimax, slot, pool, ctl, sim_limit,
-                     deadline, c_uct, draw_eval, evaluation, cutoff, weight, solver, rng,
+                     deadline, c_uct, draw_eval, evaluation, cutoff, weight, solver, priors, rng,
                      scratch, buf, path)
     ctl[RUNNING] = 0
     return stop
@@ -202,7 +202,7 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
 @game_jit()
 def _simulate(game, parent, action, first_child, n_children, n_tried, visits, value, mover,
               player, proven, term, minimax, slot, pool, ctl, sim_limit, deadline, c_uct,
-              draw_eval, evaluation, cutoff, weight, solver, rng, scratch, buf, path):
+              draw_eval, evaluation, cutoff, weight, solver, priors, rng, scratch, buf, path):
     """The body of `run`: simulations until a budget or a stop; return the stop reason."""
     max_nodes = parent.size
     max_slots = pool.shape[0]
@@ -297,10 +297,29 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                     term[ch] = 0
                     minimax[ch] = 0.0
                     slot[ch] = -1
+                    if priors:  # the child's evaluation, or its result if it ends the game
+                        dispatch.apply(game, s, buf[i], scratch)
+                        code = dispatch.result(game, scratch)
+                        if code == dispatch.ONGOING:
+                            minimax[ch] = dispatch.evaluate(game, scratch, evaluation)
+                        else:
+                            term[ch] = code
+                            minimax[ch] = _outcome_value(game, evaluation, code, scratch,
+                                                         draw_eval)
+                            if solver and code != dispatch.DRAW:
+                                proven[ch] = 1 if (code == dispatch.WHITE_WINS) == (me == 0) else -1
                 first_child[node] = f
                 n_children[node] = n
-                n_tried[node] = 0
+                # With priors every child has a value: UCT chooses among them from the start.
+                n_tried[node] = n if priors else 0
                 ctl[NODES] = f + n
+                if priors and solver:
+                    for ch in range(f, f + n):
+                        if proven[ch] != 0:
+                            _propagate(ch, parent, first_child, n_children, n_tried, mover,
+                                       player, proven, ctl)
+                            if proven[node] != 0 or ctl[ROOT_PROVEN] != 0:
+                                break
             # Select: untried children first (in their shuffled order), then UCT.
             f = first_child[node]
             if n_tried[node] < n_children[node]:
@@ -309,9 +328,10 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
             else:
                 child = -1
                 best = -1.0e300
-                explore = c_uct * np.sqrt(np.log(visits[node]))
+                explore = c_uct * np.sqrt(np.log(max(visits[node], 1)))
                 # The children's minimax values, White's view, turned to their mover's.
-                mix = weight if player[node] == 0 else -weight
+                sign = 1.0 if player[node] == 0 else -1.0
+                mix = sign * weight
                 for ch in range(f, f + n_children[node]):
                     if proven[ch] == 1:
                         child = ch
@@ -319,11 +339,14 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                     if proven[ch] == -1:
                         continue
                     nv = visits[ch]
-                    if nv < _TABLE:
+                    if nv == 0:  # only with priors: the evaluation stands in for the mean
+                        u = sign * minimax[ch] + explore
+                    elif nv < _TABLE:
                         u = (1.0 - weight) * value[ch] * inverse[nv] + explore * inverse_sqrt[nv]
                     else:
                         u = (1.0 - weight) * value[ch] / nv + explore / np.sqrt(nv)
-                    u += mix * minimax[ch]
+                    if nv > 0:
+                        u += mix * minimax[ch]
                     if u > best:
                         best = u
                         child = ch
@@ -501,6 +524,10 @@ class MCTSAgent(BaseAgent):
         "minimax": Setting(float, 0.3, "weight of the implicit minimax value (the evaluations "
                            "backed up by max/min) against the mean result in selection "
                            "(0: off)", low=0.0, high=1.0),
+        "priors": Setting(int, 1, "1: evaluate every child when its parent is expanded: "
+                          "that value stands in for an unvisited child's mean in selection (no "
+                          "trying every child once first), seeds the minimax values, and a "
+                          "child that ends the game is proven at once", low=0, high=1),
         "solver": Setting(int, 1, "1: prove wins and losses in the tree (a proven node is "
                           "played or avoided outright and never searched again)", low=0, high=1),
         "eval": Setting(str, "hand", "the evaluation that scores leaves, cut-off playouts, draws and "
@@ -526,11 +553,12 @@ class MCTSAgent(BaseAgent):
                                  f"drop {given[0]}= or use policy=informed")
 
     def _search_settings(self):
-        """Return (cutoff, minimax weight, solver, draw_eval, evaluation id) of the policy."""
+        """Return (cutoff, minimax weight, priors, solver, draw_eval, evaluation id) of the
+        policy."""
         o = self.options
         if o["policy"] == "uct":
-            return -1, 0.0, 0, 0.0, dispatch.HAND
-        return (o["cutoff"], o["minimax"], o["solver"], o["draw_eval"],
+            return -1, 0.0, 0, 0, 0.0, dispatch.HAND
+        return (o["cutoff"], o["minimax"], o["priors"], o["solver"], o["draw_eval"],
                 dispatch.EVALUATIONS[o["eval"]])
 
     def reset(self, seed=None):
@@ -598,10 +626,10 @@ class MCTSAgent(BaseAgent):
         deadline = start + budget if budget > 0 else np.inf
         sims = self.options["simulations"] or np.iinfo(np.int64).max
         sims_before = int(ctl[SIMS])
-        cutoff, weight, solver, draw_eval, evaluation = self._search_settings()
+        cutoff, weight, priors, solver, draw_eval, evaluation = self._search_settings()
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
             stop = for_game(run, game_id)(*arrays, sims, deadline, self.options["c"], draw_eval,
-                                          evaluation, cutoff, weight, solver, self._rng,
+                                          evaluation, cutoff, weight, solver, priors, self._rng,
                                           self._scratch, self._buf, self._path)
         stopped = STOP_NAMES[int(stop)]
         if interrupts.interrupted:

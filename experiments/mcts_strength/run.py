@@ -38,6 +38,8 @@ IDEAS = [
     ("leaf_eval", "scoring the new leaf by the evaluation, against random playouts to the end",
      "cutoff=-1"),
     ("cutoff4", "scoring the new leaf, against 4 random plies before scoring", "cutoff=4"),
+    ("priors", "every child evaluated at expansion (priors=1), against trying each child once "
+     "in random order first", "priors=0"),
     ("minimax", "implicit minimax values in selection (weight 0.3), against none", "minimax=0"),
     ("solver", "the MCTS-solver, against none", "solver=0"),
 ]
@@ -102,6 +104,8 @@ def analyse(simulations):
             records, bad = read_records(path)
             if bad:
                 raise SystemExit(f"{path}: lines {bad[:5]} are not whole records (resume to repair)")
+            if not records:
+                continue
             rows.append({"game": game, "part": part, "match": name, "what": what, "first": first,
                          "second": second, **summarize(game, first, second, records)})
     out = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
