@@ -1,23 +1,33 @@
-"""MCTS: UCT with uniform random playouts, the tree in preallocated arrays inside jitted code.
+"""MCTS: UCT informed by the game's evaluation, the tree in preallocated arrays inside jitted code.
 
 The tree: node i has a parent, the action that led to it, a contiguous block of children
-(allocated all at once when the node is expanded, in a seeded random order, and tried in that
-order before UCT picks among them), a visit count and a value sum. The value sum of a node is
-kept from the view of its *mover*, the player who chose the action into it (the player to
-move at the parent), so the backup adds White's result with the mover's sign: this stays
-right when the same player decides twice in a row (Flow's second step and wash choices).
-Expanded nodes keep their state in a pool, so a simulation replays at most one action.
+(allocated all at once when the node is expanded, in a seeded random order), a visit count, a
+value sum and a minimax value. The value sum of a node is kept from the view of its *mover*,
+the player who chose the action into it (the player to move at the parent), so the backup adds
+White's result with the mover's sign: this stays right when the same player decides twice in a
+row (Flow's second step and wash choices). Expanded nodes keep their state in a pool, so a
+simulation replays at most one action.
 
-A light solver: a node whose game is over is *proven* for its mover (won or lost, not draws);
-a parent with a proven-won child is proven won for its player, one whose children are all
-proven lost is proven lost. Selection takes a proven win at once and avoids proven losses;
-the search stops when the root is proven. Otherwise the move with most visits is played.
+`policy=informed` (the default) combines four ideas, each a setting:
 
-Playouts: uniform random actions to the end (`dispatch.random_action`). The result is +1 or
--1 (White's view) for a win; a draw counts `draw_eval * evaluate(final position)`, so a side
-that is ahead when the game runs into a draw limit still sees that it was ahead and steers
-towards positions that convert (Tolkuchka's random games mostly end in the quiet-ply draw);
-`cutoff=N` stops a playout after N plies and scores the position by `evaluate`.
+- `cutoff`: the new leaf of a simulation is scored by `dispatch.evaluate` (0), after N random
+  plies (N), or by a random playout to the end (-1);
+- `priors`: every child is evaluated when its parent is expanded; an unvisited child's value
+  in UCT is its evaluation (so no child must be tried once first), it seeds the minimax
+  values, and a child that ends the game is proven at once;
+- `minimax` (a weight w): implicit minimax backups (Lanctot et al. 2014): `minimax[x]` holds,
+  White's view, a leaf's evaluation or an expanded node's max / min over its children, and
+  selection scores `(1 - w) Q + w minimax + exploration`;
+- `solver`: a node whose game is over is *proven* for its mover (won or lost, not draws); a
+  parent with a proven-won child is proven won for its player, one whose children are all
+  proven lost is proven lost. Selection takes a proven win at once and skips proven losses,
+  so a proven node is never sampled again; the search stops when the root is proven.
+  Otherwise the move with most visits (not a proven loss) is played.
+
+`policy=uct` is plain UCT: uniform random playouts to the end (`dispatch.playout_in_place`),
+scored +1 / 0 / -1, none of the four ideas. Under the informed policy a playout's draw counts
+`draw_eval * evaluate(final position)`, so a side that is ahead when the game runs into a draw
+limit still sees that it was ahead (Tolkuchka's random games mostly end in the quiet-ply draw).
 
 Budgets: `simulations` and `time` (seconds); `memory` bounds the nodes: when the tree is
 full the search stops cleanly and answers from what it has. `reuse=1` keeps the subtree of
@@ -483,7 +493,8 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
 
 
 class MCTSAgent(BaseAgent):
-    """UCT Monte Carlo tree search with random playouts, jitted, with an optional kept tree.
+    """UCT Monte Carlo tree search, informed by the evaluation or plain (`policy=uct`), jitted,
+    with an optional kept tree.
 
     `last_stats` has exactly the keys of `STATS_KEYS` after every move, however it ended:
 
