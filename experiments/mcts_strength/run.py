@@ -2,7 +2,7 @@
 
     python experiments/mcts_strength/run.py [--part time|ideas|all] [--time-games 40]
                                             [--idea-games 40] [--simulations 1000] [--resume]
-                                            [--analyse]
+                                            [--match NAME] [--game GAME] [--analyse]
 
 Two kinds of fixed-length matches per game (Flow `standard`, Tolkuchka), each a Tournament of
 two agents over paired openings (`random:plies=2`: every opening played twice, colours
@@ -49,6 +49,9 @@ def matches(simulations):
     """Return [(part, name, description, first spec, second spec)] of every match."""
     out = [("time", "vs_alphabeta", f"default MCTS against default alpha-beta, {SECONDS:g} s a move",
             f"mcts:simulations=0,time={SECONDS:g}", f"alphabeta:depth=99,time={SECONDS:g}")]
+    out.append(("time", "vs_alphabeta_c0.2", f"MCTS with c=0.2 against default alpha-beta, "
+                f"{SECONDS:g} s a move (a probe of the exploration constant)",
+                f"mcts:simulations=0,time={SECONDS:g},c=0.2", f"alphabeta:depth=99,time={SECONDS:g}"))
     base = f"mcts:simulations={simulations}"
     for name, what, change in IDEAS:
         out.append(("ideas", name, what, base, f"{base},{change}"))
@@ -60,13 +63,14 @@ def records_path(game, name):
     return os.path.join(HERE, "records", game, f"{name}.jsonl")
 
 
-def play(parts, time_games, idea_games, simulations, resume):
-    """Play every match of `parts` in both games (resuming finished files)."""
+def play(parts, time_games, idea_games, simulations, resume, only=None, games_of=GAMES):
+    """Play every match of `parts` (or only the match named `only`) in `games_of` (resuming
+    finished files)."""
     from agents.tournament import Tournament
-    for game in GAMES:
+    for game in games_of:
         os.makedirs(os.path.join(HERE, "records", game), exist_ok=True)
         for part, name, _, first, second in matches(simulations):
-            if part not in parts:
+            if part not in parts or (only is not None and name != only):
                 continue
             games = time_games if part == "time" else idea_games
             t = Tournament(game, [first, second], games=games, openings=OPENINGS, seed=12,
@@ -142,12 +146,15 @@ def main():
     parser.add_argument("--time-games", type=int, default=40)
     parser.add_argument("--idea-games", type=int, default=40)
     parser.add_argument("--simulations", type=int, default=1000)
+    parser.add_argument("--match", help="play only the match of this name")
+    parser.add_argument("--game", choices=GAMES, action="append", help="play only this game")
     parser.add_argument("--resume", action="store_true")
     parser.add_argument("--analyse", action="store_true", help="only summarize the records")
     args = parser.parse_args()
     if not args.analyse:
         parts = ("time", "ideas") if args.part == "all" else (args.part,)
-        play(parts, args.time_games, args.idea_games, args.simulations, args.resume)
+        play(parts, args.time_games, args.idea_games, args.simulations, args.resume, args.match,
+             tuple(args.game or GAMES))
     for r in analyse(args.simulations)["matches"]:
         elo = f"{r['elo']:+.0f} ± {r['elo_95']:.0f}" if r["elo"] is not None else "-"
         print(f"{r['game']:10s} {r['match']:14s} {r['wins']}-{r['draws']}-{r['losses']}  {elo}")
