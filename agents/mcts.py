@@ -1,23 +1,33 @@
-"""MCTS: UCT with uniform random playouts, the tree in preallocated arrays inside jitted code.
+"""MCTS: UCT informed by the game's evaluation, the tree in preallocated arrays inside jitted code.
 
 The tree: node i has a parent, the action that led to it, a contiguous block of children
-(allocated all at once when the node is expanded, in a seeded random order, and tried in that
-order before UCT picks among them), a visit count and a value sum. The value sum of a node is
-kept from the view of its *mover*, the player who chose the action into it (the player to
-move at the parent), so the backup adds White's result with the mover's sign: this stays
-right when the same player decides twice in a row (Flow's second step and wash choices).
-Expanded nodes keep their state in a pool, so a simulation replays at most one action.
+(allocated all at once when the node is expanded, in a seeded random order), a visit count, a
+value sum and a minimax value. The value sum of a node is kept from the view of its *mover*,
+the player who chose the action into it (the player to move at the parent), so the backup adds
+White's result with the mover's sign: this stays right when the same player decides twice in a
+row (Flow's second step and wash choices). Expanded nodes keep their state in a pool, so a
+simulation replays at most one action.
 
-A light solver: a node whose game is over is *proven* for its mover (won or lost, not draws);
-a parent with a proven-won child is proven won for its player, one whose children are all
-proven lost is proven lost. Selection takes a proven win at once and avoids proven losses;
-the search stops when the root is proven. Otherwise the move with most visits is played.
+`policy=informed` (the default) combines four ideas, each a setting:
 
-Playouts: uniform random actions to the end (`dispatch.random_action`). The result is +1 or
--1 (White's view) for a win; a draw counts `draw_eval * evaluate(final position)`, so a side
-that is ahead when the game runs into a draw limit still sees that it was ahead and steers
-towards positions that convert (Tolkuchka's random games mostly end in the quiet-ply draw);
-`cutoff=N` stops a playout after N plies and scores the position by `evaluate`.
+- `cutoff`: the new leaf of a simulation is scored by `dispatch.evaluate` (0), after N random
+  plies (N), or by a random playout to the end (-1);
+- `priors`: every child is evaluated when its parent is expanded; an unvisited child's value
+  in UCT is its evaluation (so no child must be tried once first), it seeds the minimax
+  values, and a child that ends the game is proven at once;
+- `minimax` (a weight w): implicit minimax backups (Lanctot et al. 2014): `minimax[x]` holds,
+  White's view, a leaf's evaluation or an expanded node's max / min over its children, and
+  selection scores `(1 - w) Q + w minimax + exploration`;
+- `solver`: a node whose game is over is *proven* for its mover (won or lost, not draws); a
+  parent with a proven-won child is proven won for its player, one whose children are all
+  proven lost is proven lost. Selection takes a proven win at once and skips proven losses,
+  so a proven node is never sampled again; the search stops when the root is proven.
+  Otherwise the move with most visits (not a proven loss) is played.
+
+`policy=uct` is plain UCT: uniform random playouts to the end (`dispatch.playout_in_place`),
+scored +1 / 0 / -1, none of the four ideas. Under the informed policy a playout's draw counts
+`draw_eval * evaluate(final position)`, so a side that is ahead when the game runs into a draw
+limit still sees that it was ahead (Tolkuchka's random games mostly end in the quiet-ply draw).
 
 Budgets: `simulations` and `time` (seconds); `memory` bounds the nodes: when the tree is
 full the search stops cleanly and answers from what it has. `reuse=1` keeps the subtree of
@@ -52,10 +62,12 @@ MAX_PATH = 4096
 _CHECK_EVERY = 64  # simulations between two reads of the clock (and checks for Ctrl-C)
 FIND_DEPTH = 16
 _TABLE = 8192  # visit counts below this use the precomputed 1/n and 1/sqrt(n)
+POLICIES = ("informed", "uct")
+UCT_FIXED = ("cutoff", "minimax", "priors", "solver", "draw_eval", "eval")  # what policy=uct sets itself
 
 
 # Bytes a tree node takes in the Tree's arrays (parent, action, first_child, n_children,
-# n_tried, slot: int32; visits: int64; value, term_value: float64; mover, player, proven,
+# n_tried, slot: int32; visits: int64; value, minimax: float64; mover, player, proven,
 # term: int8), plus the two int64 work arrays of a reuse; the state pool adds an eighth of a
 # state per node (`tree_bytes`).
 NODE_BYTES = 6 * 4 + 8 + 2 * 8 + 4 * 1
@@ -88,7 +100,7 @@ class Tree:
         self.player = np.empty(max_nodes, dtype=np.int8)
         self.proven = np.empty(max_nodes, dtype=np.int8)
         self.term = np.empty(max_nodes, dtype=np.int8)
-        self.term_value = np.empty(max_nodes, dtype=np.float64)
+        self.minimax = np.empty(max_nodes, dtype=np.float64)
         self.slot = np.empty(max_nodes, dtype=np.int32)
         self.pool = np.empty((pool, state_size), dtype=np.uint64)
         self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
@@ -97,12 +109,12 @@ class Tree:
         """Return the arrays in the order the jitted functions take them."""
         return (self.parent, self.action, self.first_child, self.n_children, self.n_tried,
                 self.visits, self.value, self.mover, self.player, self.proven, self.term,
-                self.term_value, self.slot, self.pool, self.ctl)
+                self.minimax, self.slot, self.pool, self.ctl)
 
 
 @game_jit()
 def init_root(game, root, parent, action, first_child, n_children, n_tried, visits, value,
-              mover, player, proven, term, term_value, slot, pool, ctl):
+              mover, player, proven, term, minimax, slot, pool, ctl):
     """Make a one-node tree whose root is the state `root`; return None."""
     ctl[:] = 0
     parent[0] = -1
@@ -116,7 +128,7 @@ def init_root(game, root, parent, action, first_child, n_children, n_tried, visi
     player[0] = dispatch.current_player(game, root)
     proven[0] = 0
     term[0] = 0
-    term_value[0] = 0.0
+    minimax[0] = 0.0
     slot[0] = 0
     for k in range(root.size):  # not a slice assignment: see alphabeta.search
         pool[0, k] = root[k]
@@ -160,26 +172,47 @@ def _propagate(node, parent, first_child, n_children, n_tried, mover, player, pr
         x = p
 
 
+@njit(cache=True)
+def _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, term, minimax):
+    """Recompute the minimax value (White's view) of each expanded node on `path`, deepest
+    first, from its tried children (a proven child counts as its result); return None."""
+    for i in range(depth - 1, -1, -1):
+        x = path[i]
+        if term[x] != 0:
+            continue
+        f = first_child[x]
+        white = player[x] == 0
+        best = -2.0 if white else 2.0
+        for ch in range(f, f + n_tried[x]):
+            v = minimax[ch]
+            if proven[ch] != 0:
+                v = 1.0 if (proven[ch] == 1) == (mover[ch] == 0) else -1.0
+            if (white and v > best) or (not white and v < best):
+                best = v
+        minimax[x] = best
+
+
 @game_jit()
 def run(game, parent, action, first_child, n_children, n_tried, visits, value, mover, player,
-        proven, term, term_value, slot, pool, ctl, sim_limit, deadline, c_uct, draw_eval, evaluation,
-        cutoff, rng, scratch, buf, path):
+        proven, term, minimax, slot, pool, ctl, sim_limit, deadline, c_uct, draw_eval, evaluation,
+        cutoff, weight, solver, priors, rng, scratch, buf, path):
     """Run simulations until `sim_limit` more are done or a stop (time, memory, proven root,
     Ctrl-C).
 
     Returns the stop reason (STOP_*). The tree must have been made by `init_root` (or kept)."""
     ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
     stop = _simulate(game, parent, action, first_child, n_children, n_tried, visits, value,
-                     mover, player, proven, term, term_value, slot, pool, ctl, sim_limit,
-                     deadline, c_uct, draw_eval, evaluation, cutoff, rng, scratch, buf, path)
+                     mover, player, proven, term, minimax, slot, pool, ctl, sim_limit,
+                     deadline, c_uct, draw_eval, evaluation, cutoff, weight, solver, priors, rng,
+                     scratch, buf, path)
     ctl[RUNNING] = 0
     return stop
 
 
 @game_jit()
 def _simulate(game, parent, action, first_child, n_children, n_tried, visits, value, mover,
-              player, proven, term, term_value, slot, pool, ctl, sim_limit, deadline, c_uct,
-              draw_eval, evaluation, cutoff, rng, scratch, buf, path):
+              player, proven, term, minimax, slot, pool, ctl, sim_limit, deadline, c_uct,
+              draw_eval, evaluation, cutoff, weight, solver, priors, rng, scratch, buf, path):
     """The body of `run`: simulations until a budget or a stop; return the stop reason."""
     max_nodes = parent.size
     max_slots = pool.shape[0]
@@ -219,7 +252,7 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                 r = 1.0 if (proven[node] == 1) == (mover[node] == 0) else -1.0
                 break
             if term[node] != 0:
-                r = term_value[node]
+                r = minimax[node]
                 break
             if first_child[node] < 0:
                 if node != 0 and visits[node] == 0:
@@ -229,15 +262,20 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                     code = dispatch.result(game, scratch)
                     if code != dispatch.ONGOING:
                         term[node] = code
-                        term_value[node] = _outcome_value(game, evaluation, code, scratch, draw_eval)
-                        r = term_value[node]
-                        if code != dispatch.DRAW:
+                        minimax[node] = _outcome_value(game, evaluation, code, scratch, draw_eval)
+                        r = minimax[node]
+                        if solver and code != dispatch.DRAW:
                             winner = 0 if code == dispatch.WHITE_WINS else 1
                             proven[node] = 1 if winner == mover[node] else -1
                             newly_proven = node
                     else:
-                        code = dispatch.playout_in_place(game, scratch, rng, cutoff)
-                        r = _outcome_value(game, evaluation, code, scratch, draw_eval)
+                        if weight > 0.0 or cutoff == 0:
+                            minimax[node] = dispatch.evaluate(game, scratch, evaluation)
+                        if cutoff == 0:  # the leaf itself is scored
+                            r = minimax[node]
+                        else:
+                            code = dispatch.playout_in_place(game, scratch, rng, cutoff)
+                            r = _outcome_value(game, evaluation, code, scratch, draw_eval)
                     break
                 # Expand: store the state, then make every child at once (shuffled).
                 if ctl[SLOTS] >= max_slots or ctl[NODES] + dispatch.MAX_ACTIONS > max_nodes:
@@ -267,12 +305,31 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                     player[ch] = 0
                     proven[ch] = 0
                     term[ch] = 0
-                    term_value[ch] = 0.0
+                    minimax[ch] = 0.0
                     slot[ch] = -1
+                    if priors:  # the child's evaluation, or its result if it ends the game
+                        dispatch.apply(game, s, buf[i], scratch)
+                        code = dispatch.result(game, scratch)
+                        if code == dispatch.ONGOING:
+                            minimax[ch] = dispatch.evaluate(game, scratch, evaluation)
+                        else:
+                            term[ch] = code
+                            minimax[ch] = _outcome_value(game, evaluation, code, scratch,
+                                                         draw_eval)
+                            if solver and code != dispatch.DRAW:
+                                proven[ch] = 1 if (code == dispatch.WHITE_WINS) == (me == 0) else -1
                 first_child[node] = f
                 n_children[node] = n
-                n_tried[node] = 0
+                # With priors every child has a value: UCT chooses among them from the start.
+                n_tried[node] = n if priors else 0
                 ctl[NODES] = f + n
+                if priors and solver:
+                    for ch in range(f, f + n):
+                        if proven[ch] != 0:
+                            _propagate(ch, parent, first_child, n_children, n_tried, mover,
+                                       player, proven, ctl)
+                            if proven[node] != 0 or ctl[ROOT_PROVEN] != 0:
+                                break
             # Select: untried children first (in their shuffled order), then UCT.
             f = first_child[node]
             if n_tried[node] < n_children[node]:
@@ -281,7 +338,10 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
             else:
                 child = -1
                 best = -1.0e300
-                explore = c_uct * np.sqrt(np.log(visits[node]))
+                explore = c_uct * np.sqrt(np.log(max(visits[node], 1)))
+                # The children's minimax values, White's view, turned to their mover's.
+                sign = 1.0 if player[node] == 0 else -1.0
+                mix = sign * weight
                 for ch in range(f, f + n_children[node]):
                     if proven[ch] == 1:
                         child = ch
@@ -289,10 +349,14 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                     if proven[ch] == -1:
                         continue
                     nv = visits[ch]
-                    if nv < _TABLE:
-                        u = value[ch] * inverse[nv] + explore * inverse_sqrt[nv]
+                    if nv == 0:  # only with priors: the evaluation stands in for the mean
+                        u = sign * minimax[ch] + explore
+                    elif nv < _TABLE:
+                        u = (1.0 - weight) * value[ch] * inverse[nv] + explore * inverse_sqrt[nv]
                     else:
-                        u = value[ch] / nv + explore / np.sqrt(nv)
+                        u = (1.0 - weight) * value[ch] / nv + explore / np.sqrt(nv)
+                    if nv > 0:
+                        u += mix * minimax[ch]
                     if u > best:
                         best = u
                         child = ch
@@ -308,6 +372,9 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
             visits[x] += 1
             if i > 0:
                 value[x] += r if mover[x] == 0 else -r
+        if weight > 0.0:
+            _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, term,
+                             minimax)
         if depth > ctl[MAX_DEPTH]:
             ctl[MAX_DEPTH] = depth
         if newly_proven >= 0:
@@ -375,7 +442,7 @@ def find_node(state, first_child, n_children, slot, pool, queue):
 
 @njit(cache=True)
 def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, visits, value,
-                 mover, player, proven, term, term_value, slot, pool, ctl, order, new_index):
+                 mover, player, proven, term, minimax, slot, pool, ctl, order, new_index):
     """Make `new_root`'s subtree the whole tree (compacted to the front); return its size.
 
     Kept nodes keep their relative order, and a node always has a higher index (and pool
@@ -409,7 +476,7 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
         player[i] = player[x]
         proven[i] = proven[x]
         term[i] = term[x]
-        term_value[i] = term_value[x]
+        minimax[i] = minimax[x]
         if slot[x] >= 0:
             for k in range(pool.shape[1]):  # not a slice assignment: see alphabeta.search
                 pool[n_slots, k] = pool[slot[x], k]
@@ -426,7 +493,8 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
 
 
 class MCTSAgent(BaseAgent):
-    """UCT Monte Carlo tree search with random playouts, jitted, with an optional kept tree.
+    """UCT Monte Carlo tree search, informed by the evaluation or plain (`policy=uct`), jitted,
+    with an optional kept tree.
 
     `last_stats` has exactly the keys of `STATS_KEYS` after every move, however it ended:
 
@@ -457,10 +525,25 @@ class MCTSAgent(BaseAgent):
         "c": Setting(float, 1.0, "UCT exploration constant (values are in [-1, 1])", low=0.0),
         "draw_eval": Setting(float, 0.5, "a playout's draw counts this x evaluate(final position)",
                              low=0.0, high=1.0),
-        "cutoff": Setting(int, 0, "plies per playout before scoring by evaluate (0: to the end)",
-                          low=0),
-        "eval": Setting(str, "hand", "the evaluation draw_eval and cutoff score by: hand (the hand-set "
-                        "evaluate) or texel (evaluate_tuned, fitted to self-play)",
+        "policy": Setting(str, "informed", "informed: the settings below; uct: plain UCT, the "
+                          "textbook baseline (random playouts to the end scored win 1 / draw 0 / "
+                          "loss -1, no minimax, no solver; cutoff, minimax, solver, draw_eval "
+                          "and eval may not be given)", choices=POLICIES),
+        "cutoff": Setting(int, 0, "plies of random playout before the position is scored by the "
+                          "evaluation (0: the new leaf itself is scored; -1: play to the end)",
+                          low=-1),
+        "minimax": Setting(float, 0.3, "weight of the implicit minimax value (the evaluations "
+                           "backed up by max/min) against the mean result in selection "
+                           "(0: off)", low=0.0, high=1.0),
+        "priors": Setting(int, 1, "1: evaluate every child when its parent is expanded: "
+                          "that value stands in for an unvisited child's mean in selection (no "
+                          "trying every child once first), seeds the minimax values, and a "
+                          "child that ends the game is proven at once", low=0, high=1),
+        "solver": Setting(int, 1, "1: prove wins and losses in the tree (a proven node is "
+                          "played or avoided outright and never searched again)", low=0, high=1),
+        "eval": Setting(str, "hand", "the evaluation that scores leaves, cut-off playouts, draws and "
+                        "the minimax values: hand (the hand-set evaluate) or texel "
+                        "(evaluate_tuned, fitted to self-play)",
                         choices=tuple(dispatch.EVALUATIONS)),
         "reuse": Setting(int, 0, "1: keep the subtree of the next position between moves",
                          low=0, high=1),
@@ -474,6 +557,20 @@ class MCTSAgent(BaseAgent):
         super().__init__(**options)
         if self.options["simulations"] == 0 and self.options["time"] == 0:
             raise AgentError("mcts: give a budget: simulations > 0 or time > 0")
+        if self.options["policy"] == "uct":
+            given = [k for k in UCT_FIXED if k in options]
+            if given:
+                raise AgentError(f"mcts: policy=uct fixes {', '.join(UCT_FIXED)} (plain UCT); "
+                                 f"drop {given[0]}= or use policy=informed")
+
+    def _search_settings(self):
+        """Return (cutoff, minimax weight, priors, solver, draw_eval, evaluation id) of the
+        policy."""
+        o = self.options
+        if o["policy"] == "uct":
+            return -1, 0.0, 0, 0, 0.0, dispatch.HAND
+        return (o["cutoff"], o["minimax"], o["priors"], o["solver"], o["draw_eval"],
+                dispatch.EVALUATIONS[o["eval"]])
 
     def reset(self, seed=None):
         """Start a new game: forget the tree and reseed."""
@@ -540,11 +637,11 @@ class MCTSAgent(BaseAgent):
         deadline = start + budget if budget > 0 else np.inf
         sims = self.options["simulations"] or np.iinfo(np.int64).max
         sims_before = int(ctl[SIMS])
+        cutoff, weight, priors, solver, draw_eval, evaluation = self._search_settings()
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
-            stop = for_game(run, game_id)(*arrays, sims, deadline, self.options["c"],
-                       self.options["draw_eval"], dispatch.EVALUATIONS[self.options["eval"]],
-                       self.options["cutoff"] or -1, self._rng,
-                       self._scratch, self._buf, self._path)
+            stop = for_game(run, game_id)(*arrays, sims, deadline, self.options["c"], draw_eval,
+                                          evaluation, cutoff, weight, solver, priors, self._rng,
+                                          self._scratch, self._buf, self._path)
         stopped = STOP_NAMES[int(stop)]
         if interrupts.interrupted:
             stopped = STOP_NAMES[STOP_INTERRUPTED]

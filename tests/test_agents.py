@@ -56,6 +56,13 @@ def test_spec_strings_set_settings():
     ("alphabeta:tt=1099511627776", ["tt=1099511627776 would take 35.2 TB (35184372350976 bytes)",
                                     "this machine has"]),
     ("mcts:memory=99999999999", ["memory=99999999999 would take", "bytes", "this machine has"]),
+    ("mcts:policy=uct,cutoff=4", ["policy=uct fixes cutoff, minimax, priors, solver, draw_eval, eval",
+                                  "drop cutoff="]),
+    ("mcts:policy=uct,eval=texel", ["drop eval="]),
+    ("mcts:policy=minimax", ["policy must be one of informed, uct", "'minimax'"]),
+    ("mcts:cutoff=-2", ["cutoff must be >= -1"]),
+    ("mcts:minimax=1.5", ["minimax must be <= 1.0"]),
+    ("mcts:solver=2", ["solver must be <= 1"]),
 ])
 def test_bad_specs_raise_clear_value_errors(spec, words):
     with pytest.raises(ValueError) as info:
@@ -378,6 +385,8 @@ def test_the_documented_stats_keys_are_the_classes_keys():
     ("mcts:simulations=5000", FORCED, "root proven"),
     ("mcts:simulations=300", SINGLE_ACTION, "single legal action"),
     ("mcts:simulations=300,reuse=1", None, "simulations"),
+    ("mcts:simulations=300,policy=uct", None, "simulations"),
+    ("mcts:simulations=5000,policy=uct", FORCED, "simulations"),  # no solver: nothing proven
     ("random", None, None),
     ("random", SINGLE_ACTION, None),
 ])

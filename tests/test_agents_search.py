@@ -116,7 +116,8 @@ def win_in_one_positions(game, seed, count):
     return out
 
 
-SEARCHERS = ["alphabeta:depth=2", "mcts:simulations=300,seed=1"]
+SEARCHERS = ["alphabeta:depth=2", "mcts:simulations=300,seed=1",
+             "mcts:simulations=300,policy=uct,seed=1"]
 
 
 @pytest.mark.parametrize("name", ["flow-stones", "flow-standard", "tolkuchka"])
@@ -134,7 +135,8 @@ def test_every_search_agent_takes_a_win_in_one(name, spec):
 
 
 @pytest.mark.parametrize("name", ["flow-stones", "flow-fountain", "tolkuchka"])
-def test_alphabeta_avoids_a_loss_in_one_when_a_defence_exists(name):
+@pytest.mark.parametrize("kind", ["alphabeta", "mcts"])
+def test_search_agents_avoid_a_loss_in_one_when_a_defence_exists(name, kind):
     game = GAMES[name]()
     checked = 0
     for s in random_states(game, seed=5, count=3000):
@@ -147,7 +149,9 @@ def test_alphabeta_avoids_a_loss_in_one_when_a_defence_exists(name):
             continue
         # Deep enough to see every own decision left in this turn, then the opponent's move.
         depth = max(own_plies_left(s.child(a), me) for a in legal) + 2
-        agent = AlphaBetaAgent(depth=depth)
+        # The informed MCTS (the default) proves the losing moves lost with its solver.
+        agent = AlphaBetaAgent(depth=depth) if kind == "alphabeta" else \
+            make_agent("mcts:simulations=3000,seed=2", game)
         action = agent.select_action(s)
         assert not opponent_can_win_next(s.child(action), me), (s, s.action_to_string(action))
         checked += 1
@@ -266,7 +270,8 @@ def test_mcts_finds_the_winning_move_of_a_solved_position():
 
 @pytest.mark.parametrize("name", ["flow-standard", "tolkuchka"])
 @pytest.mark.parametrize("spec", ["alphabeta:depth=3,seed=5", "alphabeta:nodes=3000,depth=30,seed=5",
-                                  "mcts:simulations=400,seed=9", "mcts:simulations=300,reuse=1,seed=9"])
+                                  "mcts:simulations=400,seed=9", "mcts:simulations=300,reuse=1,seed=9",
+                                  "mcts:simulations=400,policy=uct,seed=9", "mcts:simulations=400,cutoff=3,seed=9"])
 def test_same_seed_same_budget_same_action_and_state_unchanged(name, spec):
     game = GAMES[name]()
     for s in list(random_states(game, seed=2, count=60))[::20]:
@@ -287,6 +292,62 @@ def test_agents_play_whole_games_with_legal_actions(name, spec):
     record = play_game(game.new_initial_state(), make_agent(spec, game),
                        make_agent("random", game), seed=8)
     assert record["result"] in ("1-0", "0-1", "1/2-1/2")
+
+
+@pytest.mark.parametrize("name", ["flow-standard", "tolkuchka"])
+def test_informed_mcts_beats_random(name):
+    from agents.play import play_game
+    game = GAMES[name]()
+    for seed in range(2):
+        mcts, rand = make_agent("mcts:simulations=200,seed=1", game), make_agent("random", game)
+        white, black = (mcts, rand) if seed == 0 else (rand, mcts)
+        record = play_game(game.new_initial_state(), white, black, seed=seed)
+        assert record["result"] == ("1-0" if seed == 0 else "0-1"), record["termination"]
+
+
+def _tree_snapshot(tree):
+    """Return copies of the tree arrays a proven-node check reads."""
+    n = int(tree.ctl[0])
+    return {k: getattr(tree, k)[:n].copy() for k in
+            ("visits", "proven", "parent", "first_child", "n_tried", "player", "mover", "minimax",
+             "term")}
+
+
+@pytest.mark.parametrize("name", ["flow-fountain", "tolkuchka"])
+def test_mcts_never_samples_a_proven_node_again_and_backs_up_minimax(name):
+    game = GAMES[name]()
+    checked = 0
+    for s in list(random_states(game, seed=7, count=400))[::5]:
+        if len(s.legal_actions()) < 2:
+            continue
+        agent = make_agent("mcts:simulations=3000,reuse=1,seed=1", game)
+        agent.select_action(s)
+        if agent.last_stats["proven"] is not None:
+            continue
+        first = _tree_snapshot(agent._tree)
+        proven = np.flatnonzero(first["proven"] != 0)
+        if proven.size == 0:
+            continue
+        agent.select_action(s)  # the same position: the whole tree is kept and searched on
+        assert agent.last_stats["reused_nodes"] == first["visits"].size
+        after = _tree_snapshot(agent._tree)
+        assert after["visits"][0] > first["visits"][0]
+        # A proven node, and so everything under it, is never selected again.
+        assert (after["visits"][proven] == first["visits"][proven]).all()
+        # Implicit minimax: each expanded node holds the max (White to move) or min of its
+        # tried children's values (White's view), a proven child counting as its result.
+        for x in range(after["visits"].size):
+            f, k = after["first_child"][x], after["n_tried"][x]
+            if f < 0 or k == 0:
+                continue
+            values = [(1.0 if (after["proven"][c] == 1) == (after["mover"][c] == 0) else -1.0)
+                      if after["proven"][c] else after["minimax"][c] for c in range(f, f + k)]
+            best = max(values) if after["player"][x] == 0 else min(values)
+            assert after["minimax"][x] == best
+        checked += 1
+        if checked == 2:
+            break
+    assert checked >= 1
 
 
 def test_mcts_stops_cleanly_when_the_tree_is_full():

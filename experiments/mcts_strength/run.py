@@ -1,0 +1,164 @@
+"""MCTS strength: the informed default against alpha-beta at equal time, and each idea on/off.
+
+    python experiments/mcts_strength/run.py [--part time|ideas|all] [--time-games 40]
+                                            [--idea-games 40] [--simulations 1000] [--resume]
+                                            [--match NAME] [--game GAME] [--analyse]
+
+Two kinds of fixed-length matches per game (Flow `standard`, Tolkuchka), each a Tournament of
+two agents over paired openings (`random:plies=2`: every opening played twice, colours
+swapped), one records file per match in `records/GAME/`:
+
+- `time`: the default `mcts` against the default `alphabeta`, both at `time=0.1` seconds per
+  move (alpha-beta iterates to depth 99, so only the clock stops it);
+- `ideas`: at a fixed `--simulations` budget, the default MCTS against itself with one idea
+  changed (plain UCT, playouts to the end instead of scoring the leaf, a 4-ply playout before
+  scoring, no minimax values, no solver).
+
+Each match is reported as the first agent's wins-draws-losses, its score, and the Elo
+difference with its 95 % interval from the pentanomial pair counts (`agents.ratings.match_elo`).
+Writes results.json and results.md beside this script; `--analyse` reads the records only.
+Records resume (`--resume`): a killed run loses no finished game.
+"""
+import argparse
+import json
+import os
+import platform
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))  # experiments/common.py
+from common import code_version, play_file  # noqa: E402
+
+GAMES = ("flow", "tolkuchka")
+SECONDS = 0.1
+OPENINGS = "random:plies=2"
+# (name, what changes, the other agent's settings added to the default's budget)
+IDEAS = [
+    ("vs_uct", "all ideas at once: the default against plain UCT (policy=uct)", "policy=uct"),
+    ("leaf_eval", "scoring the new leaf by the evaluation, against random playouts to the end",
+     "cutoff=-1"),
+    ("cutoff4", "scoring the new leaf, against 4 random plies before scoring", "cutoff=4"),
+    ("priors", "every child evaluated at expansion (priors=1), against trying each child once "
+     "in random order first", "priors=0"),
+    ("minimax", "implicit minimax values in selection (weight 0.3), against none", "minimax=0"),
+    ("solver", "the MCTS-solver, against none", "solver=0"),
+]
+
+
+def matches(simulations):
+    """Return [(part, name, description, first spec, second spec)] of every match."""
+    out = [("time", "vs_alphabeta", f"default MCTS against default alpha-beta, {SECONDS:g} s a move",
+            f"mcts:simulations=0,time={SECONDS:g}", f"alphabeta:depth=99,time={SECONDS:g}")]
+    out.append(("time", "vs_alphabeta_c0.2", f"MCTS with c=0.2 against default alpha-beta, "
+                f"{SECONDS:g} s a move (a probe of the exploration constant)",
+                f"mcts:simulations=0,time={SECONDS:g},c=0.2", f"alphabeta:depth=99,time={SECONDS:g}"))
+    base = f"mcts:simulations={simulations}"
+    for name, what, change in IDEAS:
+        out.append(("ideas", name, what, base, f"{base},{change}"))
+    return out
+
+
+def records_path(game, name):
+    """Return the records file of one match."""
+    return os.path.join(HERE, "records", game, f"{name}.jsonl")
+
+
+def play(parts, time_games, idea_games, simulations, resume, only=None, games_of=GAMES):
+    """Play every match of `parts` (or only the match named `only`) in `games_of` (resuming
+    finished files)."""
+    from agents.tournament import Tournament
+    for game in games_of:
+        os.makedirs(os.path.join(HERE, "records", game), exist_ok=True)
+        for part, name, _, first, second in matches(simulations):
+            if part not in parts or (only is not None and name != only):
+                continue
+            games = time_games if part == "time" else idea_games
+            t = Tournament(game, [first, second], games=games, openings=OPENINGS, seed=12,
+                           out=records_path(game, name), workers=1, resume=resume, progress=False)
+            play_file(t, {}, resume, label=f"{game} ")
+
+
+def summarize(game, first, second, records):
+    """Return the match's counts and Elo of `first` against `second` from its records."""
+    from agents.ratings import RESULT_SCORES, match_elo, pair_counts
+    scores = []
+    for r in records:
+        s = RESULT_SCORES[r["result"]]
+        scores.append((r["pair"], s if r["white"] == first else 1.0 - s))
+    wins = sum(1 for _, s in scores if s == 1.0)
+    draws = sum(1 for _, s in scores if s == 0.5)
+    losses = len(scores) - wins - draws
+    pairs = pair_counts(scores, skip_incomplete=True)
+    elo, half, los = match_elo(pairs) if sum(pairs) else (None, None, None)
+    return {"games": len(scores), "wins": wins, "draws": draws, "losses": losses,
+            "score": (wins + draws / 2) / len(scores) if scores else None,
+            "pairs": pairs, "elo": elo, "elo_95": half, "los": los,
+            "mean_plies": sum(r["plies"] for r in records) / len(records) if records else None}
+
+
+def analyse(simulations):
+    """Summarize every records file; write results.json and results.md; return the results."""
+    from agents.records import read_records
+    rows = []
+    for game in GAMES:
+        for part, name, what, first, second in matches(simulations):
+            path = records_path(game, name)
+            if not os.path.exists(path):
+                continue
+            records, bad = read_records(path)
+            if bad:
+                raise SystemExit(f"{path}: lines {bad[:5]} are not whole records (resume to repair)")
+            if not records:
+                continue
+            rows.append({"game": game, "part": part, "match": name, "what": what, "first": first,
+                         "second": second, **summarize(game, first, second, records)})
+    out = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
+                       "python": platform.python_version()},
+           "code": code_version(), "openings": OPENINGS, "seconds_per_move": SECONDS,
+           "simulations": simulations, "matches": rows}
+    with open(os.path.join(HERE, "results.json"), "w") as fh:
+        json.dump(out, fh, indent=1)
+    lines = ["# MCTS strength: results", "",
+             f"Written by `run.py` (commit {out['code'].get('commit')}). Paired openings "
+             f"`{OPENINGS}`; Elo of the first agent, ± the 95 % interval, from the pentanomial "
+             "pair counts (`agents.ratings.match_elo`); W-D-L from the first agent's side.", ""]
+    for part, title in (("time", f"Default MCTS against alpha-beta at {SECONDS:g} s a move"),
+                        ("ideas", f"Each idea on/off at {simulations} simulations a move "
+                                  "(first: the default)")):
+        lines += [f"## {title}", "", "| game | match | first | second | games | W-D-L | score | Elo ± 95 % | plies |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for r in rows:
+            if r["part"] != part:
+                continue
+            elo = f"{r['elo']:+.0f} ± {r['elo_95']:.0f}" if r["elo"] is not None else "-"
+            lines.append(f"| {r['game']} | {r['match']} | `{r['first']}` | `{r['second']}` | {r['games']} | "
+                         f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f} % | {elo} | "
+                         f"{r['mean_plies']:.0f} |")
+        lines.append("")
+    with open(os.path.join(HERE, "results.md"), "w") as fh:
+        fh.write("\n".join(lines))
+    return out
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=("time", "ideas", "all"), default="all")
+    parser.add_argument("--time-games", type=int, default=40)
+    parser.add_argument("--idea-games", type=int, default=40)
+    parser.add_argument("--simulations", type=int, default=1000)
+    parser.add_argument("--match", help="play only the match of this name")
+    parser.add_argument("--game", choices=GAMES, action="append", help="play only this game")
+    parser.add_argument("--resume", action="store_true")
+    parser.add_argument("--analyse", action="store_true", help="only summarize the records")
+    args = parser.parse_args()
+    if not args.analyse:
+        parts = ("time", "ideas") if args.part == "all" else (args.part,)
+        play(parts, args.time_games, args.idea_games, args.simulations, args.resume, args.match,
+             tuple(args.game or GAMES))
+    for r in analyse(args.simulations)["matches"]:
+        elo = f"{r['elo']:+.0f} ± {r['elo_95']:.0f}" if r["elo"] is not None else "-"
+        print(f"{r['game']:10s} {r['match']:14s} {r['wins']}-{r['draws']}-{r['losses']}  {elo}")
+
+
+if __name__ == "__main__":
+    main()
