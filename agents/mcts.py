@@ -478,8 +478,8 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
         term[i] = term[x]
         minimax[i] = minimax[x]
         if slot[x] >= 0:
-            for k in range(pool.shape[1]):  # not a slice assignment: see alphabeta.search
-                pool[n_slots, k] = pool[slot[x], k]
+            for w in range(pool.shape[1]):  # not a slice assignment: see alphabeta.search
+                pool[n_slots, w] = pool[slot[x], w]
             slot[i] = n_slots
             n_slots += 1
         else:
