@@ -21,8 +21,9 @@ measured in the same round. Ratios are the headline: absolute figures drift betw
 Equal simulations: every contender searches the same positions (the start and seeded random
 openings, each with at least two legal actions) with the same number of simulations per
 position, UCT with the same exploration constant, one uniform random rollout to the end of the
-game per simulation, a rollout's value its terminal returns (our MCTS with `draw_eval=0`, so a
-draw is worth 0 as in OpenSpiel), and a solver on (ours is always on; OpenSpiel's `solve=True`).
+game per simulation, a rollout's value its terminal returns (a draw worth 0), and no solver:
+our MCTS as `policy=uct` (plain UCT; the informed default scores leaves by the evaluation and
+plays no rollouts), OpenSpiel's bots with `solve=False`.
 Each bot is built once and searches every position; only the search is timed. OpenSpiel's bots
 reach our game through the adapter's Python State: each of their simulations clones states and
 calls legal_actions / apply_action in Python (for the C++ bot, through pybind11). That is the
@@ -201,7 +202,7 @@ def game_cases(name, size, workers, cores, rows):
              lambda: timed(lambda: reference_plies(reference_start, size["reference_playouts"],
                                                         next(seeds))),
              games=size["reference_playouts"]),
-        Case(f"{name}.mcts", f"{name}: our MCTS from the start ({size['mcts']:,} simulations)",
+        Case(f"{name}.mcts", f"{name}: our MCTS (informed default) from the start ({size['mcts']:,} simulations)",
              "simulations/s", mcts_sample, simulations=size["mcts"]),
         Case(f"{name}.alphabeta",
              f"{name}: our alpha-beta from the start ({size['alphabeta']:,} nodes)",
@@ -226,7 +227,7 @@ def equal_positions(game, count):
 def our_mcts_equal_sample(game, lines, simulations):
     """Return a sample function timing our MCTS over `lines` at `simulations` each."""
     states = [replay_line(game, line) for line in lines]
-    agent = make_agent(f"mcts:simulations={simulations},draw_eval=0,c={UCT_C},seed=1", game)
+    agent = make_agent(f"mcts:simulations={simulations},policy=uct,c={UCT_C},seed=1", game)
     agent.select_action(states[0])  # allocates its tree outside the timed runs
 
     def sample():
@@ -269,17 +270,17 @@ def search_sample(search, states):
 
 
 def cpp_mcts(pyspiel, os_game, simulations, seed):
-    """Return OpenSpiel's C++ MCTSBot: UCT_C, one random rollout per simulation, solver on."""
+    """Return OpenSpiel's C++ MCTSBot: UCT_C, one random rollout per simulation, no solver."""
     evaluator = pyspiel.RandomRolloutEvaluator(1, seed)
-    return pyspiel.MCTSBot(os_game, evaluator, UCT_C, simulations, 1000, True, seed, False)
+    return pyspiel.MCTSBot(os_game, evaluator, UCT_C, simulations, 1000, False, seed, False)
 
 
 def python_mcts(os_game, simulations, seed):
-    """Return OpenSpiel's Python MCTSBot: UCT_C, one random rollout per simulation, solver on."""
+    """Return OpenSpiel's Python MCTSBot: UCT_C, one random rollout per simulation, no solver."""
     import numpy as np
     from open_spiel.python.algorithms import mcts
     evaluator = mcts.RandomRolloutEvaluator(n_rollouts=1, random_state=np.random.RandomState(seed))
-    return mcts.MCTSBot(os_game, UCT_C, simulations, evaluator, solve=True,
+    return mcts.MCTSBot(os_game, UCT_C, simulations, evaluator, solve=False,
                         random_state=np.random.RandomState(seed))
 
 

@@ -333,7 +333,8 @@ def _wait_for_lines(path, n, proc, timeout=300):
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_kill_the_runner_and_a_worker_then_resume_loses_and_duplicates_nothing(tmp_path):
     out = tmp_path / "k.jsonl"
-    args = ["tournament", "tolkuchka", "--agents", "random", "mcts:simulations=300", "--games", "24",
+    # 48 games of MCTS at 2,000 simulations: long enough that both kills land mid-run
+    args = ["tournament", "tolkuchka", "--agents", "random", "mcts:simulations=2000", "--games", "48",
             "--openings", "random:plies=2", "--workers", "2", "--seed", "5", "--out", str(out), "--quiet"]
     proc = subprocess.Popen(_cli(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             start_new_session=True)
@@ -352,7 +353,7 @@ def test_kill_the_runner_and_a_worker_then_resume_loses_and_duplicates_nothing(t
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
     killed_at = read_records(out)[0]
-    assert 0 < len(killed_at) < 24 and len({r["id"] for r in killed_at}) == len(killed_at)
+    assert 0 < len(killed_at) < 48 and len({r["id"] for r in killed_at}) == len(killed_at)
     with open(out, "a") as fh:  # as if the kill had cut a write short
         fh.write('{"id":"p0-o9-1","pair":')
     done = subprocess.run(_cli(*args, "--resume"), capture_output=True, text=True, timeout=600)
@@ -360,9 +361,9 @@ def test_kill_the_runner_and_a_worker_then_resume_loses_and_duplicates_nothing(t
     records, bad = read_records(out)
     assert bad == []
     ids = [r["id"] for r in records]
-    assert len(ids) == 24 and len(set(ids)) == 24
+    assert len(ids) == 48 and len(set(ids)) == 48
     assert {r["id"]: r["moves"] for r in killed_at}.items() <= {r["id"]: r["moves"] for r in records}.items()
-    assert "24 of 24 games recorded" in done.stdout
+    assert "48 of 48 games recorded" in done.stdout
 
 
 def test_ctrl_c_keeps_finished_games_and_says_how_to_resume(tmp_path):
