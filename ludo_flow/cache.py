@@ -373,10 +373,13 @@ def _write(stream, text):
 ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
 _AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
                 "alphabeta": "the alpha-beta search"}
-# First-run compile seconds on the 2-core development VM (benchmarks/bench_compile.py, CPU seconds
-# of each part beyond the engine), used only to tell a user roughly how long to wait.
-ENGINE_SECONDS = {"flow": 8, "tolkuchka": 3}
-EXPECTED_SECONDS = {"engine": 8, "perft": 1, "random": 1, "mcts": 12, "alphabeta": 15}
+# First-run wall seconds on the 2-core development VM when idle, with helper processes
+# (benchmarks/bench_compile.py, 2026-12-01, results/compile.json): the engine and perft, and
+# each kind of agent beyond the engine. Used only to tell a user roughly how long to wait; a
+# game not listed is told Flow's figures.
+ENGINE_SECONDS = {"flow": 12, "tolkuchka": 5}
+AGENT_SECONDS = {"flow": {"random": 3, "mcts": 30, "alphabeta": 28},
+                 "tolkuchka": {"random": 4, "mcts": 14, "alphabeta": 27}}
 
 
 def entry_specs(entry):
@@ -413,9 +416,10 @@ def _parts(game, perft, specs):
     names = ("legal_actions", "apply") + (("perft",) if perft else ())
     names += ("is_terminal", "termination") if specs else ()  # a game played to its end
     engine = [getattr(k, n, None) for n in names]
-    seconds = ENGINE_SECONDS.get(game.name, EXPECTED_SECONDS["engine"])
+    seconds = ENGINE_SECONDS.get(game.name, ENGINE_SECONDS["flow"])
+    agent_seconds = AGENT_SECONDS.get(game.name, AGENT_SECONDS["flow"])
     parts = [(f"the {game.name.capitalize()} engine" + (" and perft" if perft else ""),
-              seconds + (EXPECTED_SECONDS["perft"] if perft else 0), engine)]
+              seconds, engine)]
     for kind in _agent_kinds(specs):
         if kind == "mcts":
             from agents import mcts
@@ -425,8 +429,18 @@ def _parts(game, perft, specs):
             functions = [for_game(alphabeta.search, game.game_id)]
         else:
             functions = []
-        parts.append((_AGENT_WORDS[kind], EXPECTED_SECONDS[kind], functions))
+        parts.append((_AGENT_WORDS[kind], agent_seconds[kind], functions))
     return [(w, s, [f for f in fs if hasattr(f, "stats")]) for w, s, fs in parts]
+
+
+def wait_seconds(engine, searches, helpers):
+    """Return the rough wall seconds of a first run that compiles an engine part of `engine`
+    seconds and agent parts of `searches` seconds (the figures of `_parts`), in helper
+    processes (`helpers`) or in this process alone."""
+    if helpers:  # the engine's halves side by side, then the searches side by side
+        longest = max(searches, default=0)
+        return engine + longest + (sum(searches) - longest) / 4  # two searches share 2 cores
+    return 1.5 * engine + sum(searches)
 
 
 def _join(words):
@@ -447,10 +461,8 @@ def warm(game, perft=False, specs=(), start=None, stream=None, jobs=None):
     functions = [f for p in parts for f in p[2]]
     jobs = compile_jobs() if jobs is None else jobs
     stages = helper_stages(game, specs, absent) if absent and jobs > 1 else []
-    seconds = sum(p[1] for p in missing)
-    if stages:  # roughly: the engine's halves at once, then the searches at once
-        searches = [p[1] for p in missing if p is not parts[0]]
-        seconds = sum(p[1] for p in missing if p is parts[0]) / 2 + max(searches, default=0)
+    seconds = wait_seconds(sum(p[1] for p in missing if p is parts[0]),
+                           [p[1] for p in missing if p is not parts[0]], bool(stages))
     helped = {}
     with compiling(_join([p[0] for p in missing]), seconds, functions, stream=stream) as info:
         for tasks in stages:

@@ -64,6 +64,18 @@ def test_a_function_missing_from_the_cache_is_announced_at_once(tmp_path):
     assert out.getvalue().splitlines()[-1].startswith("ludo-flow: compiled the Flow engine in ")
 
 
+def test_the_announced_wait_follows_the_measured_first_runs():
+    # benchmarks/results/compile.json on the idle 2-core VM: Flow tournament 49 s, perft 13 s,
+    # Tolkuchka tournament 35 s, each with helper processes.
+    flow, tolkuchka = cache.AGENT_SECONDS["flow"], cache.AGENT_SECONDS["tolkuchka"]
+    assert 45 <= cache.wait_seconds(cache.ENGINE_SECONDS["flow"],
+                                    [flow["mcts"], flow["alphabeta"]], True) <= 55
+    assert 31 <= cache.wait_seconds(cache.ENGINE_SECONDS["tolkuchka"],
+                                    [tolkuchka["mcts"], tolkuchka["alphabeta"]], True) <= 39
+    assert cache.wait_seconds(12, [], True) == 12
+    assert cache.wait_seconds(12, [30, 28], False) == 18 + 58
+
+
 def test_a_quick_block_is_silent_and_a_slow_one_is_announced_while_it_runs(tmp_path):
     cached = tmp_path / "cached.nbi"
     cached.write_bytes(b"")
