@@ -11,9 +11,8 @@ ANSI picture, `str(state)`, has the same text.
 import numpy as np
 
 from .. import render as R
-from ..errors import ActionError
 from ..flow.game import FlowState
-from ..tolkuchka.game import TolkuchkaState, parse_move
+from ..tolkuchka.game import TolkuchkaState
 
 # 5 x 7 glyphs of the labels a board needs.
 _GLYPHS = {
@@ -48,32 +47,12 @@ def rgb(colour):
 
 
 def board_picture(state):
-    """Return what the SVG board of a state shows: a dict of width, height, pieces {square:
-    (fill, outline, letter)}, last_move and changed squares, rings, and barred (a (from, to)
-    pair of squares, or None)."""
+    """Return what the board pictures of a state show (`State.board_picture`: a dict of width,
+    height, pieces {square: (fill, outline, letter)}, last_move and changed squares, rings,
+    and barred, a (from, to) pair of squares or None)."""
     if not isinstance(state, (FlowState, TolkuchkaState)):
         raise TypeError(f"no board picture for {type(state).__name__}")
-    previous = state.previous_state()
-    action = state.last_action
-    if isinstance(state, FlowState):
-        pieces = {sq: (R.WHITE_PIECE if letter.isupper() else R.BLACK_PIECE) + ("" if letter in "Pp" else letter.upper(),)
-                  for sq, letter in state.pieces().items()}
-        last_move = () if action is None else (
-            (action - state.kernels.WASH_BASE,) if action >= state.kernels.WASH_BASE else (action >> 6, action & 63))
-        before = {} if previous is None else previous.pieces()
-        after = state.pieces()
-        rings = state.wash_candidates() if state.choosing else ()
-        width, height, barred = state.width, state.height, None
-    else:
-        pieces = {sq: (R.WHITE_PIECE if c == "W" else R.BLACK_PIECE) + ("",) for sq, c in state.checkers().items()}
-        last_move = () if action is None else parse_move(previous.action_to_string(action), ActionError)
-        before = {} if previous is None else previous.checkers()
-        after = state.checkers()
-        rings, width, height = (), 8, 8
-        barred = None if state.is_terminal() else state.ko
-    changed = [] if previous is None else [sq for sq in R.changed_squares(before, after) if sq not in last_move]
-    return {"width": width, "height": height, "pieces": pieces, "last_move": tuple(last_move),
-            "changed": changed, "rings": tuple(rings), "barred": barred}
+    return state.board_picture()
 
 
 def _disc(image, cx, cy, radius, colour, inner=-1.0):

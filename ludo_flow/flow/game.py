@@ -120,10 +120,13 @@ class FlowState(State):
     def __str__(self):
         return ascii_board(self.width, self.height, self.pieces(), " ".join(self._status()))
 
-    def _repr_svg_(self):
+    def board_picture(self):
+        """Return what the board pictures (SVG, RGB) show: a dict of width, height, pieces
+        {square: (fill, outline, letter)}, last_move (the last decision's squares), changed
+        (the other squares it changed), rings (wash candidates to choose from) and barred (None)."""
         pieces = {sq: (WHITE_PIECE if letter.isupper() else BLACK_PIECE) + ("" if letter in "Pp" else letter.upper(),)
                   for sq, letter in self.pieces().items()}
-        caption, last_move, changed = [], (), ()
+        last_move, changed = (), []
         action = self._last_action
         if action is not None:
             # A step's from and to squares, or a wash choice's square; the current moved the
@@ -131,10 +134,19 @@ class FlowState(State):
             last_move = ((action - K.WASH_BASE,) if action >= K.WASH_BASE else (action >> 6, action & 63))
             changed = [sq for sq in changed_squares(_piece_map(self._before), self.pieces())
                        if sq not in last_move]
-            caption.append(last_move_caption(self.action_to_string(action), changed, "moved by the current"))
-        rings = self.wash_candidates() if self.choosing else ()
+        rings = tuple(self.wash_candidates()) if self.choosing else ()
+        return {"width": self.width, "height": self.height, "pieces": pieces, "last_move": last_move,
+                "changed": changed, "rings": rings, "barred": None}
+
+    def _repr_svg_(self):
+        p = self.board_picture()
+        caption = []
+        if self._last_action is not None:
+            caption.append(last_move_caption(self.action_to_string(self._last_action), p["changed"],
+                                             "moved by the current"))
         caption.append(self._status(ringed=True))
-        return svg_board(self.width, self.height, pieces, caption, last_move, changed, rings)
+        return svg_board(p["width"], p["height"], p["pieces"], caption, p["last_move"], p["changed"],
+                         p["rings"])
 
 
 class FlowGame(Game):

@@ -118,21 +118,31 @@ class TolkuchkaState(State):
     def __str__(self):
         return ascii_board(8, 8, self.checkers(), " ".join(self._status()))
 
-    def _repr_svg_(self):
+    def board_picture(self):
+        """Return what the board pictures (SVG, RGB) show: a dict of width, height, pieces
+        {square: (fill, outline, letter)}, last_move (the tail's square and its landing),
+        changed (the other squares it changed), rings (none) and barred (the ko's (tail,
+        landing) squares, or None)."""
         pieces = {sq: (WHITE_PIECE if c == "W" else BLACK_PIECE) + ("",) for sq, c in self.checkers().items()}
-        caption, last_move, changed = [], (), ()
+        last_move, changed = (), []
         if self._last_action is not None:
             before = type(self)(self.game, self._before)
-            move = before.action_to_string(self._last_action)
-            last_move = parse_move(move, ActionError)
+            last_move = tuple(parse_move(before.action_to_string(self._last_action), ActionError))
             # Besides the tail and its landing square: knocked and removed enemy checkers.
             changed = [sq for sq in changed_squares(before.checkers(), self.checkers()) if sq not in last_move]
-            caption.append(last_move_caption(move, changed, "knocked or removed"))
+        return {"width": 8, "height": 8, "pieces": pieces, "last_move": last_move, "changed": changed,
+                "rings": (), "barred": None if self.is_terminal() else self.ko}
+
+    def _repr_svg_(self):
+        p = self.board_picture()
+        caption = []
+        if self._last_action is not None:
+            move = self.previous_state().action_to_string(self._last_action)
+            caption.append(last_move_caption(move, p["changed"], "knocked or removed"))
         caption.append(self._status(ko=False))
-        ko = None if self.is_terminal() else self.ko
-        if ko:
+        if p["barred"]:
             caption.append(["Ko (red dashes):", "no knock back along", self._ko_move()])
-        return svg_board(8, 8, pieces, caption, last_move, changed, barred=ko)
+        return svg_board(8, 8, p["pieces"], caption, p["last_move"], p["changed"], barred=p["barred"])
 
 
 class TolkuchkaGame(Game):
