@@ -1,7 +1,8 @@
 """MCTS strength: the informed default against alpha-beta at equal time, and each idea on/off.
 
-    python experiments/mcts_strength/run.py [--part time|ideas|all] [--time-games 40]
-                                            [--idea-games 40] [--simulations 1000] [--resume]
+    python experiments/mcts_strength/run.py [--part time|ideas|all] [--time-games 200]
+                                            [--slow-games 20] [--idea-games 40]
+                                            [--simulations 1000] [--workers 2] [--resume]
                                             [--match NAME] [--game GAME] [--analyse]
 
 Two kinds of fixed-length matches per game (Flow `standard`, Tolkuchka), each a Tournament of
@@ -9,7 +10,8 @@ two agents over paired openings (`random:plies=2`: every opening played twice, c
 swapped), one records file per match in `records/GAME/`:
 
 - `time`: the default `mcts` against the default `alphabeta`, both at `time=0.1` seconds per
-  move (alpha-beta iterates to depth 99, so only the clock stops it);
+  move (`--time-games`) and at `time=1` (`--slow-games`); alpha-beta iterates to depth 99, so
+  only the clock stops it;
 - `ideas`: at a fixed `--simulations` budget, the default MCTS against itself with one idea
   changed (plain UCT, playouts to the end instead of scoring the leaf, a 4-ply playout before
   scoring, no minimax values, no solver).
@@ -30,7 +32,7 @@ sys.path.insert(0, os.path.dirname(HERE))  # experiments/common.py
 from common import code_version, play_file  # noqa: E402
 
 GAMES = ("flow", "tolkuchka")
-SECONDS = 0.1
+SECONDS = (0.1, 1.0)  # the equal-time budgets, seconds a move
 OPENINGS = "random:plies=2"
 # (name, what changes, the other agent's settings added to the default's budget)
 IDEAS = [
@@ -47,11 +49,8 @@ IDEAS = [
 
 def matches(simulations):
     """Return [(part, name, description, first spec, second spec)] of every match."""
-    out = [("time", "vs_alphabeta", f"default MCTS against default alpha-beta, {SECONDS:g} s a move",
-            f"mcts:simulations=0,time={SECONDS:g}", f"alphabeta:depth=99,time={SECONDS:g}")]
-    out.append(("time", "vs_alphabeta_c0.2", f"MCTS with c=0.2 against default alpha-beta, "
-                f"{SECONDS:g} s a move (a probe of the exploration constant)",
-                f"mcts:simulations=0,time={SECONDS:g},c=0.2", f"alphabeta:depth=99,time={SECONDS:g}"))
+    out = [("time", f"vs_alphabeta_{s:g}s", f"default MCTS against default alpha-beta, {s:g} s a move",
+            f"mcts:simulations=0,time={s:g}", f"alphabeta:depth=99,time={s:g}") for s in SECONDS]
     base = f"mcts:simulations={simulations}"
     for name, what, change in IDEAS:
         out.append(("ideas", name, what, base, f"{base},{change}"))
@@ -63,18 +62,18 @@ def records_path(game, name):
     return os.path.join(HERE, "records", game, f"{name}.jsonl")
 
 
-def play(parts, time_games, idea_games, simulations, resume, only=None, games_of=GAMES):
-    """Play every match of `parts` (or only the match named `only`) in `games_of` (resuming
-    finished files)."""
+def play(parts, games_of_match, simulations, resume, only=None, games_of=GAMES, workers=2):
+    """Play every match of `parts` (or only the match named `only`) in `games_of`, each of
+    `games_of_match(name)` games (resuming finished files)."""
     from agents.tournament import Tournament
     for game in games_of:
         os.makedirs(os.path.join(HERE, "records", game), exist_ok=True)
         for part, name, _, first, second in matches(simulations):
             if part not in parts or (only is not None and name != only):
                 continue
-            games = time_games if part == "time" else idea_games
-            t = Tournament(game, [first, second], games=games, openings=OPENINGS, seed=12,
-                           out=records_path(game, name), workers=1, resume=resume, progress=False)
+            t = Tournament(game, [first, second], games=games_of_match(name), openings=OPENINGS,
+                           seed=12, out=records_path(game, name), workers=workers,
+                           resume=resume, progress=False)
             play_file(t, {}, resume, label=f"{game} ")
 
 
@@ -114,7 +113,7 @@ def analyse(simulations):
                          "second": second, **summarize(game, first, second, records)})
     out = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                        "python": platform.python_version()},
-           "code": code_version(), "openings": OPENINGS, "seconds_per_move": SECONDS,
+           "code": code_version(), "openings": OPENINGS, "seconds_per_move": list(SECONDS),
            "simulations": simulations, "matches": rows}
     with open(os.path.join(HERE, "results.json"), "w") as fh:
         json.dump(out, fh, indent=1)
@@ -122,7 +121,7 @@ def analyse(simulations):
              f"Written by `run.py` (commit {out['code'].get('commit')}). Paired openings "
              f"`{OPENINGS}`; Elo of the first agent, ± the 95 % interval, from the pentanomial "
              "pair counts (`agents.ratings.match_elo`); W-D-L from the first agent's side.", ""]
-    for part, title in (("time", f"Default MCTS against alpha-beta at {SECONDS:g} s a move"),
+    for part, title in (("time", "Default MCTS against alpha-beta at equal time a move"),
                         ("ideas", f"Each idea on/off at {simulations} simulations a move "
                                   "(first: the default)")):
         lines += [f"## {title}", "", "| game | match | first | second | games | W-D-L | score | Elo ± 95 % | plies |",
@@ -143,7 +142,9 @@ def analyse(simulations):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("time", "ideas", "all"), default="all")
-    parser.add_argument("--time-games", type=int, default=40)
+    parser.add_argument("--time-games", type=int, default=200, help="games at 0.1 s a move")
+    parser.add_argument("--slow-games", type=int, default=20, help="games at 1 s a move")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes per match")
     parser.add_argument("--idea-games", type=int, default=40)
     parser.add_argument("--simulations", type=int, default=1000)
     parser.add_argument("--match", help="play only the match of this name")
@@ -153,8 +154,12 @@ def main():
     args = parser.parse_args()
     if not args.analyse:
         parts = ("time", "ideas") if args.part == "all" else (args.part,)
-        play(parts, args.time_games, args.idea_games, args.simulations, args.resume, args.match,
-             tuple(args.game or GAMES))
+        def games_of_match(name):
+            if name == "vs_alphabeta_1s":
+                return args.slow_games
+            return args.time_games if name.startswith("vs_alphabeta") else args.idea_games
+        play(parts, games_of_match, args.simulations, args.resume, args.match,
+             tuple(args.game or GAMES), args.workers)
     for r in analyse(args.simulations)["matches"]:
         elo = f"{r['elo']:+.0f} ± {r['elo_95']:.0f}" if r["elo"] is not None else "-"
         print(f"{r['game']:10s} {r['match']:14s} {r['wins']}-{r['draws']}-{r['losses']}  {elo}")
