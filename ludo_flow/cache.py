@@ -408,7 +408,6 @@ def _parts(game, perft, specs):
     """Return [(words, rough first-run seconds, key jitted functions)] of what a warm-up compiles:
     the engine (with perft), then each kind of agent. A part whose key functions are not all
     in the cache will be compiled."""
-    from .specialize import for_game
     k = game.kernels
     names = ("legal_actions", "apply") + (("perft",) if perft else ())
     names += ("is_terminal", "termination") if specs else ()  # a game played to its end
@@ -417,16 +416,22 @@ def _parts(game, perft, specs):
     parts = [(f"the {game.name.capitalize()} engine" + (" and perft" if perft else ""),
               seconds + (EXPECTED_SECONDS["perft"] if perft else 0), engine)]
     for kind in _agent_kinds(specs):
-        if kind == "mcts":
-            from agents import mcts
-            functions = [for_game(mcts.init_root, game.game_id), for_game(mcts.run, game.game_id)]
-        elif kind == "alphabeta":
-            from agents import alphabeta
-            functions = [for_game(alphabeta.search, game.game_id)]
-        else:
-            functions = []
-        parts.append((_AGENT_WORDS[kind], EXPECTED_SECONDS[kind], functions))
+        functions = {}  # a search is compiled per game and per setting it binds (its evaluation)
+        for spec in specs:
+            if _agent_kinds([spec]) == [kind] and kind in ("mcts", "alphabeta"):
+                functions.update(dict.fromkeys(_search_functions(spec, game.game_id)))
+        parts.append((_AGENT_WORDS[kind], EXPECTED_SECONDS[kind], list(functions)))
     return [(w, s, [f for f in fs if hasattr(f, "stats")]) for w, s, fs in parts]
+
+
+def _search_functions(spec, game_id):
+    """Return the jitted entries the agent of `spec` runs on game `game_id` (none for a spec
+    that the agent refuses: it says why when it is made)."""
+    from agents import AgentError, make_agent
+    try:
+        return make_agent(spec).search_functions(game_id)
+    except AgentError:
+        return ()
 
 
 def _join(words):
