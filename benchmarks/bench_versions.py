@@ -2,6 +2,7 @@
 
     python benchmarks/bench_versions.py --before REV [--game flow tolkuchka] [--rounds 7]
                                         [--rows perft playouts mcts mcts_uct alphabeta]
+                                        [--scale 1.0]
 
 The packages ludo_flow and agents as they are at revision REV are exported into a temporary
 folder and imported under other names (ludo_flow_before, agents_before), next to this tree's;
@@ -13,7 +14,8 @@ versions, in alternating order; the VM's speed drifts by a third within minutes,
 figure is the median over the rounds of the ratio new / old measured in the same round (with the
 min and max). The work (leaves, nodes, simulations) of the two versions is printed side by side:
 equal figures say the two compute the same thing. The seconds of each version's first call
-(compiling) are reported apart. Writes benchmarks/results/versions.json.
+(compiling) are reported apart. On a busy machine shorter samples and more rounds pair the two
+versions more closely in time: `--scale 0.25 --rounds 25` (scales all but perft's work). Writes benchmarks/results/versions.json.
 """
 import argparse
 import os
@@ -112,8 +114,12 @@ def main():
     parser.add_argument("--game", nargs="+", default=["flow", "tolkuchka"])
     parser.add_argument("--rows", nargs="+", default=list(ROWS), choices=ROWS)
     parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply the work of a sample (playouts, simulations, nodes)")
     parser.add_argument("--out", default=str(HERE / "results" / "versions.json"))
     args = parser.parse_args()
+    for row in ("playouts", "mcts", "mcts_uct", "alphabeta"):
+        SIZES[row] = max(1, int(SIZES[row] * args.scale))
     folder = tempfile.mkdtemp(prefix="ludo_flow_bench_versions_")
     os.environ["LUDO_FLOW_CACHE_DIR"] = os.path.join(folder, "cache")  # fresh: both compile
     os.environ.pop("NUMBA_CACHE_DIR", None)
