@@ -453,12 +453,15 @@ def warm(game, perft=False, specs=(), start=None, stream=None, jobs=None):
     jobs = compile_jobs() if jobs is None else jobs
     stages = helper_stages(game, specs, absent) if absent and jobs > 1 else []
     seconds = sum(p[1] for p in missing)
-    if stages:  # roughly: the engine's halves at once, then the searches at once
+    if stages:  # roughly: the engine, then the searches at once
         searches = [p[1] for p in missing if p is not parts[0]]
-        seconds = sum(p[1] for p in missing if p is parts[0]) / 2 + max(searches, default=0)
+        seconds = sum(p[1] for p in missing if p is parts[0]) + max(searches, default=0)
     helped = {}
     with compiling(_join([p[0] for p in missing]), seconds, functions, stream=stream) as info:
         for tasks in stages:
+            if len(tasks) == 1:  # here, before the helpers that load it
+                run_helper_task(game, tasks[0], start)
+                continue
             for name, count in compile_in_helpers(game, tasks, start, jobs).items():
                 helped[name] = helped.get(name, 0) + count
         state = game.new_initial_state() if start is None else game.from_string(start)
@@ -493,21 +496,26 @@ def compile_jobs():
 
 def helper_stages(game, specs, absent):
     """Return the stages of a first-run warm-up whose parts `absent` are not in the cache:
-    lists of independent tasks, one helper process each, a stage after the one before it.
+    lists of independent tasks, a stage after the one before it; a stage of several tasks runs
+    one helper process a task, a stage of one task runs in this process. None (compile it all
+    here) unless two or more kinds of search are to be compiled.
 
-    First the engine's two roots, `legal_actions` and `apply` (with the argument types the
-    kernels' own loops and the State layer call them with), whose trees hold most of the
-    engine; then one task per kind of search of `specs`, which find the engine in the cache.
-    A stage of one task is left to this process."""
+    First the engine, in this process: its roots `legal_actions` and `apply` (with the argument
+    types the kernels' own loops and the State layer call them with), and what a game played
+    through the State layer and every search call. Then one helper per kind of search of
+    `specs`, which finds the engine in the cache. The engine is not split between helpers:
+    its two halves share most of their callees (the current's wash and loop search), which
+    each helper compiled again, and each helper starts a Python and numba of its own, so two
+    helpers took more CPU time than one process and, on the 2-core VM, no less wall time
+    (benchmarks/bench_compile.py; docs/benchmarks.md, "Compile time")."""
     from agents.registry import parse_spec
-    roots = [{"kernels": [["legal_actions", "state", "int32[]"]]},
-             {"kernels": [["apply", "state", "int32", "state"]]}]
-    if specs:  # and what a game played through the State layer and every search call, so that
-        # the searches' helpers do not both compile it
-        roots[0]["kernels"] += [["is_terminal", "state"], ["termination", "state"]]
-        roots[1]["kernels"] += [["apply", "state", "int64", "state"], ["result", "state"],
-                                ["evaluate", "state"]]
-    engine = [t for t in roots if is_cached(getattr(game.kernels, t["kernels"][0][0])) is False]
+    engine_kernels = [["legal_actions", "state", "int32[]"], ["apply", "state", "int32", "state"]]
+    if specs:
+        engine_kernels += [["is_terminal", "state"], ["termination", "state"],
+                           ["apply", "state", "int64", "state"], ["result", "state"],
+                           ["evaluate", "state"]]
+    engine = [{"kernels": engine_kernels}] if any(
+        is_cached(getattr(game.kernels, name)) is False for name in ("legal_actions", "apply")) else []
     absent_words = {p[0] for p in absent}
     by_kind = {}
     for spec in specs:
@@ -515,7 +523,9 @@ def helper_stages(game, specs, absent):
         if kind in ("mcts", "alphabeta") and _AGENT_WORDS[kind] in absent_words:
             by_kind.setdefault(kind, []).append(spec)
     searches = [{"specs": kind_specs} for kind_specs in by_kind.values()]
-    return [stage for stage in (engine, searches) if len(stage) > 1]
+    if len(searches) < 2:
+        return []
+    return [stage for stage in (engine, searches) if stage]
 
 
 def run_helper_task(game, task, start=None):

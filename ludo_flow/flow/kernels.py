@@ -500,7 +500,7 @@ def _actions(state, out, confirm):
 
     Inlined into those two, its only callers: numba re-optimises and emits all the code a
     compiled function links to in every caller, so a wrapper level over the whole move
-    generator cost about a second of compile time (and its body is short)."""
+    generator cost compile time (and its body is short)."""
     if state[RESULT] != ONGOING:
         return 0
     if state[PHASE] == PHASE_CHOOSE:
