@@ -514,8 +514,9 @@ def helper_stages(game, specs, absent):
         engine_kernels += [["is_terminal", "state"], ["termination", "state"],
                            ["apply", "state", "int64", "state"], ["result", "state"],
                            ["evaluate", "state"]]
-    engine = [{"kernels": engine_kernels}] if any(
-        is_cached(getattr(game.kernels, name)) is False for name in ("legal_actions", "apply")) else []
+    engine_absent = any(is_cached(getattr(game.kernels, name)) is False
+                        for name in ("legal_actions", "apply"))
+    engine = [{"kernels": engine_kernels}] if engine_absent else []
     absent_words = {p[0] for p in absent}
     by_kind = {}
     for spec in specs:
