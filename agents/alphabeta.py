@@ -548,6 +548,15 @@ def search(game, evaluation, root, max_depth, root_moves, states, moves, order, 
     return best_move, best_score, done_depth, pv_n
 
 
+def search_for(game, evaluation):
+    """Return `search` compiled for one game and one evaluation (a dispatch.EVALUATIONS name):
+    it takes the arguments after `evaluation`.
+
+    Both are compile-time constants (`for_game`), so the search holds only that game's kernels
+    and that evaluation: an int evaluation id would compile both evaluations into `negamax`."""
+    return for_game(search, game, evaluation=dispatch.EVALUATIONS[evaluation])
+
+
 def table_bytes(entries):
     """Return the bytes of the transposition table the `tt` setting asks for."""
     return table_rows(entries) * TT_WORDS * 8
@@ -597,6 +606,10 @@ class AlphaBetaAgent(BaseAgent):
         tt = self.options["tt"]
         if tt & (tt - 1):
             raise AgentError(f"alphabeta: setting tt must be 0 or a power of two, got {tt}")
+
+    def search_functions(self, game):
+        """Return the jitted entries this agent's searches of `game` run: (`search_for`'s,)."""
+        return (search_for(game, self.options["eval"]),)
 
     def reset(self, seed=None):
         """Start a new game: clear the table, killers and history; reseed root move order."""
@@ -662,8 +675,8 @@ class AlphaBetaAgent(BaseAgent):
         t["killers"].fill(-1)
         t["history"] //= 8  # keep old cutoff statistics as a hint, not a rule
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
-            action, score, depth, pv_n = for_game(search, game_id)(
-                dispatch.EVALUATIONS[self.options["eval"]], array.copy(),
+            action, score, depth, pv_n = self.search_functions(game_id)[0](
+                array.copy(),
                 self.options["depth"], legal, t["states"], t["moves"], t["order"], t["tt"], t["tt_values"],
                 t["killers"], t["history"], t["pv"], t["pv_len"], t["frames"], t["bounds"],
                 t["keys"], ctl, deadline, out_pv)

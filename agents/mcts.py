@@ -195,16 +195,18 @@ def _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, t
 @game_jit()
 def run(game, parent, action, first_child, n_children, n_tried, visits, value, mover, player,
         proven, term, minimax, slot, pool, ctl, sim_limit, deadline, c_uct, draw_eval, evaluation,
-        cutoff, weight, solver, priors, rng, scratch, buf, path):
+        cutoff, plays_out, weight, solver, priors, rng, scratch, buf, path):
     """Run simulations until `sim_limit` more are done or a stop (time, memory, proven root,
-    Ctrl-C).
+    Ctrl-C). `plays_out` is 1 if `cutoff` is not 0 (a new leaf is played out), else 0: bound
+    as a constant with the evaluation (`MCTSAgent.search_functions`), it leaves the playout
+    code out of a search that scores its leaves at once.
 
     Returns the stop reason (STOP_*). The tree must have been made by `init_root` (or kept)."""
     ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
     stop = _simulate(game, parent, action, first_child, n_children, n_tried, visits, value,
                      mover, player, proven, term, minimax, slot, pool, ctl, sim_limit,
-                     deadline, c_uct, draw_eval, evaluation, cutoff, weight, solver, priors, rng,
-                     scratch, buf, path)
+                     deadline, c_uct, draw_eval, evaluation, cutoff, plays_out, weight, solver,
+                     priors, rng, scratch, buf, path)
     ctl[RUNNING] = 0
     return stop
 
@@ -212,7 +214,8 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
 @game_jit()
 def _simulate(game, parent, action, first_child, n_children, n_tried, visits, value, mover,
               player, proven, term, minimax, slot, pool, ctl, sim_limit, deadline, c_uct,
-              draw_eval, evaluation, cutoff, weight, solver, priors, rng, scratch, buf, path):
+              draw_eval, evaluation, cutoff, plays_out, weight, solver, priors, rng, scratch, buf,
+              path):
     """The body of `run`: simulations until a budget or a stop; return the stop reason."""
     max_nodes = parent.size
     max_slots = pool.shape[0]
@@ -269,9 +272,9 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                             proven[node] = 1 if winner == mover[node] else -1
                             newly_proven = node
                     else:
-                        if weight > 0.0 or cutoff == 0:
+                        if weight > 0.0 or plays_out == 0:
                             minimax[node] = dispatch.evaluate(game, scratch, evaluation)
-                        if cutoff == 0:  # the leaf itself is scored
+                        if plays_out == 0:  # the leaf itself is scored (cutoff 0)
                             r = minimax[node]
                         else:
                             code = dispatch.playout_in_place(game, scratch, rng, cutoff)
@@ -572,6 +575,15 @@ class MCTSAgent(BaseAgent):
         return (o["cutoff"], o["minimax"], o["priors"], o["solver"], o["draw_eval"],
                 dispatch.EVALUATIONS[o["eval"]])
 
+    def search_functions(self, game):
+        """Return the jitted entries this agent's searches of `game` run: (`init_root`, `run`
+        without its `evaluation` and `plays_out` arguments). Those and the game are compile-time
+        constants (`for_game`): a search compiles only the evaluation it scores leaves by, and
+        no playout when it plays none."""
+        cutoff, *_, evaluation = self._search_settings()
+        return for_game(init_root, game), for_game(run, game, evaluation=evaluation,
+                                                   plays_out=int(cutoff != 0))
+
     def reset(self, seed=None):
         """Start a new game: forget the tree and reseed."""
         self._rng = new_rng(self.options["seed"] if seed is None else seed)
@@ -630,18 +642,18 @@ class MCTSAgent(BaseAgent):
             elif node == 0:
                 reused = int(tree.ctl[NODES])
         if reused == 0:
-            for_game(init_root, game_id)(array, *arrays)
+            self.search_functions(game_id)[0](array, *arrays)
         self._has_tree = True
         ctl = tree.ctl
         budget = self.options["time"]
         deadline = start + budget if budget > 0 else np.inf
         sims = self.options["simulations"] or np.iinfo(np.int64).max
         sims_before = int(ctl[SIMS])
-        cutoff, weight, priors, solver, draw_eval, evaluation = self._search_settings()
+        cutoff, weight, priors, solver, draw_eval, _ = self._search_settings()
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
-            stop = for_game(run, game_id)(*arrays, sims, deadline, self.options["c"], draw_eval,
-                                          evaluation, cutoff, weight, solver, priors, self._rng,
-                                          self._scratch, self._buf, self._path)
+            stop = self.search_functions(game_id)[1](
+                *arrays, sims, deadline, self.options["c"], draw_eval, cutoff, weight, solver,
+                priors, self._rng, self._scratch, self._buf, self._path)
         stopped = STOP_NAMES[int(stop)]
         if interrupts.interrupted:
             stopped = STOP_NAMES[STOP_INTERRUPTED]

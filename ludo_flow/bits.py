@@ -16,25 +16,30 @@ def _ctpop(typingctx, x):
     return sig, codegen
 
 
-@njit(cache=True, inline="always")
+# popcount, lsb, msb and bit are plain calls, not `inline="always"`: numba inlines by copying
+# a callee's IR into each caller and typing it again there, at hundreds of call sites, while
+# LLVM inlines these one-instruction functions into their callers anyway. Compiled once each,
+# they compile faster at unchanged speed (paired runs of benchmarks/bench_versions.py; the
+# figures are in docs/benchmarks.md, "Compile time").
+@njit(cache=True)
 def popcount(x):
     """Return the number of set bits of a uint64 board."""
     return _ctpop(x)
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def lsb(x):
     """Return the index of the lowest set bit of a non-zero uint64 board."""
     return np.int64(trailing_zeros(x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def msb(x):
     """Return the index of the highest set bit of a non-zero uint64 board."""
     return np.int64(63 - leading_zeros(x))
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def bit(sq):
     """Return the uint64 board with only square `sq` set."""
     return types.uint64(1) << types.uint64(sq)

@@ -374,12 +374,12 @@ ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
 _AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
                 "alphabeta": "the alpha-beta search"}
 # First-run wall seconds on the 2-core development VM when idle, with helper processes
-# (benchmarks/bench_compile.py, 2026-12-01, results/compile.json): the engine and perft, and
+# for the searches (benchmarks/bench_compile.py, 2026-12-01, results/compile.json): the engine and perft, and
 # each kind of agent beyond the engine. Used only to tell a user roughly how long to wait; a
 # game not listed is told Flow's figures.
-ENGINE_SECONDS = {"flow": 12, "tolkuchka": 5}
-AGENT_SECONDS = {"flow": {"random": 3, "mcts": 30, "alphabeta": 28},
-                 "tolkuchka": {"random": 4, "mcts": 14, "alphabeta": 27}}
+ENGINE_SECONDS = {"flow": 13, "tolkuchka": 5}
+AGENT_SECONDS = {"flow": {"random": 1, "mcts": 12, "alphabeta": 29},
+                 "tolkuchka": {"random": 2, "mcts": 12, "alphabeta": 24}}
 
 
 def entry_specs(entry):
@@ -411,7 +411,6 @@ def _parts(game, perft, specs):
     """Return [(words, rough first-run seconds, key jitted functions)] of what a warm-up compiles:
     the engine (with perft), then each kind of agent. A part whose key functions are not all
     in the cache will be compiled."""
-    from .specialize import for_game
     k = game.kernels
     names = ("legal_actions", "apply") + (("perft",) if perft else ())
     names += ("is_terminal", "termination") if specs else ()  # a game played to its end
@@ -421,26 +420,32 @@ def _parts(game, perft, specs):
     parts = [(f"the {game.name.capitalize()} engine" + (" and perft" if perft else ""),
               seconds, engine)]
     for kind in _agent_kinds(specs):
-        if kind == "mcts":
-            from agents import mcts
-            functions = [for_game(mcts.init_root, game.game_id), for_game(mcts.run, game.game_id)]
-        elif kind == "alphabeta":
-            from agents import alphabeta
-            functions = [for_game(alphabeta.search, game.game_id)]
-        else:
-            functions = []
-        parts.append((_AGENT_WORDS[kind], agent_seconds[kind], functions))
+        functions = {}  # a search is compiled per game and per setting it binds (its evaluation)
+        for spec in specs:
+            if _agent_kinds([spec]) == [kind] and kind in ("mcts", "alphabeta"):
+                functions.update(dict.fromkeys(_search_functions(spec, game.game_id)))
+        parts.append((_AGENT_WORDS[kind], agent_seconds[kind], list(functions)))
     return [(w, s, [f for f in fs if hasattr(f, "stats")]) for w, s, fs in parts]
+
+
+def _search_functions(spec, game_id):
+    """Return the jitted entries the agent of `spec` runs on game `game_id` (none for a spec
+    that the agent refuses: it says why when it is made)."""
+    from agents import AgentError, make_agent
+    try:
+        return make_agent(spec).search_functions(game_id)
+    except AgentError:
+        return ()
 
 
 def wait_seconds(engine, searches, helpers):
     """Return the rough wall seconds of a first run that compiles an engine part of `engine`
-    seconds and agent parts of `searches` seconds (the figures of `_parts`), in helper
-    processes (`helpers`) or in this process alone."""
-    if helpers:  # the engine's halves side by side, then the searches side by side
+    seconds and agent parts of `searches` seconds (the figures of `_parts`), with the searches
+    in helper processes side by side (`helpers`) or one after the other in this process."""
+    if helpers:
         longest = max(searches, default=0)
         return engine + longest + (sum(searches) - longest) / 4  # two searches share 2 cores
-    return 1.5 * engine + sum(searches)
+    return engine + sum(searches)
 
 
 def _join(words):
@@ -466,6 +471,9 @@ def warm(game, perft=False, specs=(), start=None, stream=None, jobs=None):
     helped = {}
     with compiling(_join([p[0] for p in missing]), seconds, functions, stream=stream) as info:
         for tasks in stages:
+            if len(tasks) == 1:  # here, before the helpers that load it
+                run_helper_task(game, tasks[0], start)
+                continue
             for name, count in compile_in_helpers(game, tasks, start, jobs).items():
                 helped[name] = helped.get(name, 0) + count
         state = game.new_initial_state() if start is None else game.from_string(start)
@@ -500,21 +508,27 @@ def compile_jobs():
 
 def helper_stages(game, specs, absent):
     """Return the stages of a first-run warm-up whose parts `absent` are not in the cache:
-    lists of independent tasks, one helper process each, a stage after the one before it.
+    lists of independent tasks, a stage after the one before it; a stage of several tasks runs
+    one helper process a task, a stage of one task runs in this process. None (compile it all
+    here) unless two or more kinds of search are to be compiled.
 
-    First the engine's two roots, `legal_actions` and `apply` (with the argument types the
-    kernels' own loops and the State layer call them with), whose trees hold most of the
-    engine; then one task per kind of search of `specs`, which find the engine in the cache.
-    A stage of one task is left to this process."""
+    First the engine, in this process: its roots `legal_actions` and `apply` (with the argument
+    types the kernels' own loops and the State layer call them with), and what a game played
+    through the State layer and every search call. Then one helper per kind of search of
+    `specs`, which finds the engine in the cache. The engine is not split between helpers:
+    its two halves share most of their callees (the current's wash and loop search), which
+    each helper compiled again, and each helper starts a Python and numba of its own, so two
+    helpers took more CPU time than one process and, on the 2-core VM, no less wall time
+    (benchmarks/bench_compile.py; docs/benchmarks.md, "Compile time")."""
     from agents.registry import parse_spec
-    roots = [{"kernels": [["legal_actions", "state", "int32[]"]]},
-             {"kernels": [["apply", "state", "int32", "state"]]}]
-    if specs:  # and what a game played through the State layer and every search call, so that
-        # the searches' helpers do not both compile it
-        roots[0]["kernels"] += [["is_terminal", "state"], ["termination", "state"]]
-        roots[1]["kernels"] += [["apply", "state", "int64", "state"], ["result", "state"],
-                                ["evaluate", "state"]]
-    engine = [t for t in roots if is_cached(getattr(game.kernels, t["kernels"][0][0])) is False]
+    engine_kernels = [["legal_actions", "state", "int32[]"], ["apply", "state", "int32", "state"]]
+    if specs:
+        engine_kernels += [["is_terminal", "state"], ["termination", "state"],
+                           ["apply", "state", "int64", "state"], ["result", "state"],
+                           ["evaluate", "state"]]
+    engine_absent = any(is_cached(getattr(game.kernels, name)) is False
+                        for name in ("legal_actions", "apply"))
+    engine = [{"kernels": engine_kernels}] if engine_absent else []
     absent_words = {p[0] for p in absent}
     by_kind = {}
     for spec in specs:
@@ -522,7 +536,9 @@ def helper_stages(game, specs, absent):
         if kind in ("mcts", "alphabeta") and _AGENT_WORDS[kind] in absent_words:
             by_kind.setdefault(kind, []).append(spec)
     searches = [{"specs": kind_specs} for kind_specs in by_kind.values()]
-    return [stage for stage in (engine, searches) if len(stage) > 1]
+    if len(searches) < 2:
+        return []
+    return [stage for stage in (engine, searches) if stage]
 
 
 def run_helper_task(game, task, start=None):

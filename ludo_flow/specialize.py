@@ -5,11 +5,13 @@ int64 id it holds every game's kernels: each game's code is typed, lowered and o
 every caller, and alpha-beta's `negamax`, which inlines the per-node kernels, compiled for about
 twice as long as it does for one game. Compiled for a literal id instead, it holds one game:
 
-- `for_game(function, game)` returns `function` with its first argument (the game id) bound
-  to a constant: a small jitted entry, generated per (function, game), that calls `function`
-  with the constant. numba types a constant argument as a literal (`Literal[int](0)`) and
-  compiles `function` and every jitted function it passes the id to for that literal type,
-  so each game has its own specialisations, each in numba's cache under its own signature.
+- `for_game(function, game, **constants)` returns `function` with its first argument (the
+  game id), and any argument named in `constants`, bound to a constant: a small jitted entry,
+  generated per (function, game, constants), that calls `function` with the constants (a
+  search binds its evaluation id this way, so it compiles only the evaluation it uses).
+  numba types a constant argument as a literal (`Literal[int](0)`) and compiles `function`
+  and every jitted function it passes the id to for that literal type, so each game has its
+  own specialisations, each in numba's cache under its own signature.
 - `game_jit` (`njit(cache=True)` with the compiler `GameCompiler`) compiles a function whose
   game id is a literal with that id as a constant in its IR: numba's dead-branch pruning then
   removes every other game's branch, in the function itself and in the dispatch functions it
@@ -22,9 +24,9 @@ game's branch and raise ValueError for an unknown id, as before.
 
 The generated entries are module-level functions of this module, so numba caches them (a
 closure or a function passed as an argument would be compiled again in every process); each
-is cached under its own name (`<module>.<function>__<game>`). Their code is in the cache
-folder that `ludo_flow.cache` keys on a hash of all sources, so an edit to the function they
-call is never served stale.
+is cached under its own name (`<module>.<function>__<game>[__<name>_<value> ...]`). Their
+code is in the cache folder that `ludo_flow.cache` keys on a hash of all sources, so an edit
+to the function they call is never served stale.
 """
 import inspect
 
@@ -131,40 +133,56 @@ def game_jit(**options):
     return njit(cache=True, pipeline_class=GameCompiler, **options)
 
 
-_ENTRIES = {}  # (function, game id) -> the generated entry
+_ENTRIES = {}  # (function, game id, ((name, value) of the bound constants)) -> the generated entry
 
 
-def for_game(function, game):
-    """Return the jitted `function` with its first argument bound to `game` (a registered
-    name or id): it takes the other arguments and is compiled for that game only."""
+def for_game(function, game, **constants):
+    """Return the jitted `function` with its first argument (the game id) bound to `game` (a
+    registered name or id) and each argument named in `constants` bound to its int value: it
+    takes the other arguments and is compiled for that game (and those constants) only.
+
+    A bound constant is a literal in `function` just as the game id is: every `game_jit`
+    function it reaches prunes the branches it decides (e.g. a search's evaluation id, so the
+    search compiles only the evaluation it uses)."""
     game_id = registry.entry_of(game).game_id  # ValueError for an unknown game
-    key = (function, game_id)
+    bound = tuple(sorted((name, int(value)) for name, value in constants.items()))
+    key = (function, game_id, bound)
     if key in _ENTRIES:
         return _ENTRIES[key]
-    if not isinstance(function, CPUDispatcher):  # NUMBA_DISABLE_JIT: a plain function
-        def bound(*args):
-            return function(game_id, *args)
-        _ENTRIES[key] = bound
-        return bound
-    py_func = function.py_func
+    py_func = getattr(function, "py_func", function)
     params = list(inspect.signature(py_func).parameters.values())
     if not params or any(p.kind not in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) or
                          p.default is not p.empty for p in params):
         raise TypeError(f"for_game: {py_func.__qualname__} must take the game id and then only "
                         "positional arguments without defaults")
-    names = ", ".join(p.name for p in params[1:])
-    entry_name = f"{py_func.__name__}__{registry.entry_of(game_id).name}"
+    unknown = sorted(set(constants) - {p.name for p in params[1:]})
+    if unknown:
+        raise TypeError(f"for_game: {py_func.__qualname__} has no argument {unknown[0]!r}")
+    free = [p.name for p in params[1:] if p.name not in constants]
+    if not isinstance(function, CPUDispatcher):  # NUMBA_DISABLE_JIT: a plain function
+        def plain(*args):
+            values = dict(zip(free, args), **constants)
+            return function(game_id, *(values[p.name] for p in params[1:]))
+        _ENTRIES[key] = plain
+        return plain
+    suffix = registry.entry_of(game_id).name + "".join(f"__{n}_{v}" for n, v in bound)
+    entry_name = f"{py_func.__name__}__{suffix}"
+    call = ", ".join(["_GAME"] + [f"_C_{p.name}" if p.name in constants else p.name
+                                  for p in params[1:]])
     # Generated source, compiled as this file's code: numba finds a source file to cache by.
-    source = f"def {entry_name}({names}):\n    return _FUNCTION(_GAME, {names})\n"
+    source = f"def {entry_name}({', '.join(free)}):\n    return _FUNCTION({call})\n"
     # The entry inlines `function`'s body (a twin of it, never compiled on its own) rather than
     # call it: numba re-optimises all the code a function links to in each caller, so one more
     # level of calls costs the whole search's optimisation once more (over a second for alpha-beta).
     twin = njit(inline="always", pipeline_class=GameCompiler)(py_func)
-    namespace = {"_FUNCTION": twin, "_GAME": game_id, "__name__": __name__}
+    namespace = {"_FUNCTION": twin, "_GAME": game_id, "__name__": __name__,
+                 **{f"_C_{n}": v for n, v in bound}}
     exec(compile(source, __file__, "exec"), namespace)  # noqa: S102 - source built above
     entry = namespace[entry_name]
-    entry.__qualname__ = f"{py_func.__module__}.{py_func.__qualname__}__{registry.entry_of(game_id).name}"
-    entry.__doc__ = f"{py_func.__qualname__} for game {game_id} (ludo_flow.specialize.for_game)."
+    entry.__qualname__ = f"{py_func.__module__}.{py_func.__qualname__}__{suffix}"
+    entry.__doc__ = (f"{py_func.__qualname__} for game {game_id}"
+                     + "".join(f", {n} = {v}" for n, v in bound)
+                     + " (ludo_flow.specialize.for_game).")
     _ENTRIES[key] = game_jit()(entry)
     return _ENTRIES[key]
 

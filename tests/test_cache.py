@@ -59,13 +59,14 @@ for name in ("flow", "tolkuchka") if full else ("flow",):
     dispatch.hash_key(game.game_id, state.array)
 
 # A search is compiled per game: its entries are what Python calls (ludo_flow.specialize).
-functions = {"alphabeta.search": for_game(alphabeta.search, "flow")}
+functions = {"alphabeta.search": alphabeta.search_for("flow", "hand")}
 if full:
     functions.update({
-        "alphabeta.search (tolkuchka)": for_game(alphabeta.search, "tolkuchka"),
+        "alphabeta.search (tolkuchka)": alphabeta.search_for("tolkuchka", "hand"),
         "mcts.init_root": for_game(mcts.init_root, "flow"),
-        "mcts.run": for_game(mcts.run, "flow"),
-        "mcts.run (tolkuchka)": for_game(mcts.run, "tolkuchka"),
+        "mcts.run": for_game(mcts.run, "flow", evaluation=dispatch.HAND, plays_out=0),
+        "mcts.run (tolkuchka)": for_game(mcts.run, "tolkuchka", evaluation=dispatch.HAND,
+                                         plays_out=0),
         "mcts.best_child": mcts.best_child,
         "mcts.find_node": mcts.find_node,
         "mcts.keep_subtree": mcts.keep_subtree,

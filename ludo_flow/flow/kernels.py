@@ -98,7 +98,9 @@ def wash_candidates(occ, width, mask):
 def wash(white, black, dames, knights, first, sq, mask):
     """Return (white, black, dames, knights, first) after the piece on `sq` is washed home.
 
-    `first` (the first-moved piece's square or NO_SQUARE) follows the piece it names."""
+    `first` (the first-moved piece's square or NO_SQUARE) follows the piece it names. Callers
+    that ignore it pass np.int64(NO_SQUARE): the constant itself would be typed as the literal
+    64 and compile a second copy of this function."""
     occ = white | black
     is_white = (white >> uint64(sq)) & uint64(1)
     step = -8 if is_white else 8
@@ -162,7 +164,7 @@ def can_rest(white, black, dames, hist, nhist, width, mask):
         while rest:
             c = lsb(rest)
             rest &= rest - uint64(1)
-            w, b, d, _, _ = wash(white, black, dames, uint64(0), NO_SQUARE, c, mask)
+            w, b, d, _, _ = wash(white, black, dames, uint64(0), np.int64(NO_SQUARE), c, mask)
             if wash_candidates(w | b, width, mask) == 0:
                 return True  # at rest: no wall, so not one of the history's arrangements
     stack = np.empty((4, MAX_WASHES + 2), dtype=np.uint64)
@@ -180,7 +182,7 @@ def can_rest(white, black, dames, hist, nhist, width, mask):
             continue
         c = lsb(rem[top])
         rem[top] &= rem[top] - uint64(1)
-        w, b, d, _, _ = wash(sw[top], sb[top], sd[top], uint64(0), NO_SQUARE, c, mask)
+        w, b, d, _, _ = wash(sw[top], sb[top], sd[top], uint64(0), np.int64(NO_SQUARE), c, mask)
         key = arrangement_key(w, b, d)
         seen = False
         for i in range(nh):
@@ -248,7 +250,8 @@ def _rests_after_step(white, black, dames, width, mask):
             return True
         if cands & (cands - uint64(1)):
             break
-        white, black, dames, _, _ = wash(white, black, dames, uint64(0), NO_SQUARE, lsb(cands), mask)
+        white, black, dames, _, _ = wash(white, black, dames, uint64(0), np.int64(NO_SQUARE),
+                                         lsb(cands), mask)
         if ((white == w0 and black == b0 and dames == d0)
                 or (n > 1 and white == w1 and black == b1 and dames == d1)):
             return False  # a forced wash repeats an arrangement: no choice can avoid the loop
@@ -261,7 +264,7 @@ def _rests_after_step(white, black, dames, width, mask):
     while cands:
         c = lsb(cands)
         cands &= cands - uint64(1)
-        w, b, d, _, _ = wash(white, black, dames, uint64(0), NO_SQUARE, c, mask)
+        w, b, d, _, _ = wash(white, black, dames, uint64(0), np.int64(NO_SQUARE), c, mask)
         if wash_candidates(w | b, width, mask) == 0:
             return True
     hist = np.empty(MAX_WASHES + 1, dtype=np.uint64)
@@ -474,7 +477,7 @@ def _wash_is_legal(state, sq, scratch):
     if nh - 1 >= MAX_WASHES:
         return False
     mask = state[MASK]
-    w, b, d, _, _ = wash(state[WHITE], state[BLACK], state[DAMES], uint64(0), NO_SQUARE, sq, mask)
+    w, b, d, _, _ = wash(state[WHITE], state[BLACK], state[DAMES], uint64(0), np.int64(NO_SQUARE), sq, mask)
     key = arrangement_key(w, b, d)
     for i in range(nh):
         scratch[i] = state[HIST + i]
@@ -491,9 +494,13 @@ def turn_limit_reached(step, turns, max_turns):
     return step == 1 and turns >= max_turns
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _actions(state, out, confirm):
-    """legal_actions (`confirm` True) or candidate_actions (False)."""
+    """legal_actions (`confirm` True) or candidate_actions (False).
+
+    Inlined into those two, its only callers: numba re-optimises and emits all the code a
+    compiled function links to in every caller, so a wrapper level over the whole move
+    generator cost compile time (and its body is short)."""
     if state[RESULT] != ONGOING:
         return 0
     if state[PHASE] == PHASE_CHOOSE:
