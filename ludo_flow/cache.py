@@ -373,8 +373,8 @@ def _write(stream, text):
 ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
 _AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
                 "alphabeta": "the alpha-beta search"}
-# First-run wall seconds on the 2-core development VM when idle, with helper processes
-# for the searches (benchmarks/bench_compile.py, 2026-12-01, results/compile.json): the engine and perft, and
+# First-run wall seconds on the idle 2-core development VM, the searches in helper processes
+# (benchmarks/bench_compile.py, 2026-12-01, results/compile.json): the engine and perft, and
 # each kind of agent beyond the engine. Used only to tell a user roughly how long to wait; a
 # game not listed is told Flow's figures.
 ENGINE_SECONDS = {"flow": 13, "tolkuchka": 5}
