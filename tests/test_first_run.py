@@ -48,6 +48,18 @@ def test_perft_announces_its_first_compile_and_a_cached_start_is_silent(tmp_path
     assert warmup.stdout.splitlines()[1].split()[:5] == ["flow", "perft", "loaded", "from", "the"]
 
 
+def test_a_perft_start_imports_neither_the_agents_nor_xml():
+    # each costs a cached start about 0.1 s (agents pulls in scipy where it is installed)
+    script = ("import sys; from ludo_flow import cache, load_game; "
+              "cache._parts(load_game('flow'), True, ()); "
+              "print([m for m in ('agents', 'xml.sax') if m in sys.modules])")
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    done = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=dict(env, PYTHONPATH=str(REPO)),
+                          capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "[]"
+
+
 # ---- the notice itself, without numba -----------------------------------------------------------
 def not_cached(tmp_path):
     """Return a stand-in for a jitted function that numba's cache does not hold."""
