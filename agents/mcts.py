@@ -544,9 +544,9 @@ class MCTSAgent(BaseAgent):
                           "child that ends the game is proven at once", low=0, high=1),
         "solver": Setting(int, 1, "1: prove wins and losses in the tree (a proven node is "
                           "played or avoided outright and never searched again)", low=0, high=1),
-        "eval": Setting(str, "hand", "the evaluation that scores leaves, cut-off playouts, draws and "
-                        "the minimax values: hand (the hand-set evaluate) or texel "
-                        "(evaluate_tuned, fitted to self-play)",
+        "eval": Setting(str, "texel", "the evaluation that scores leaves, cut-off playouts, draws "
+                        "and the minimax values: texel (evaluate_tuned, fitted to self-play) or "
+                        "hand (the hand-set evaluate)",
                         choices=tuple(dispatch.EVALUATIONS)),
         "reuse": Setting(int, 0, "1: keep the subtree of the next position between moves",
                          low=0, high=1),
