@@ -283,6 +283,18 @@ def test_flow_fast_playout_draws_uniformly(after):
     assert chi2 < 3 * len(legal)
 
 
+def test_mcts_exploration_defaults_to_the_policys_constant_unless_given():
+    from agents.mcts import INFORMED_C, UCT_C
+    assert INFORMED_C != UCT_C
+    assert make_agent("mcts").exploration() == INFORMED_C
+    assert make_agent("mcts:policy=uct").exploration() == UCT_C
+    for spec in ("mcts:c=1.0", f"mcts:c={INFORMED_C}", f"mcts:c={INFORMED_C},policy=uct"):
+        agent = make_agent(spec)
+        assert agent.exploration() == float(spec.split("c=")[1].split(",")[0])
+        assert agent.name == spec  # a given c stays in the spec: it may differ from a default
+    assert make_agent("mcts").name == "mcts"
+
+
 # ---- settings the machine cannot hold, and numbers that are not finite ----------------------
 def test_float_settings_must_be_finite_from_python_too():
     for value in (float("nan"), float("inf"), -float("inf")):

@@ -195,7 +195,7 @@ def test_dispatch_picks_the_evaluation_and_refuses_an_unknown_one():
                 dispatch.evaluate(game.game_id, states[0].array, bad)
 
 
-@pytest.mark.parametrize("name, default, other", [("alphabeta", "texel", "hand"), ("mcts", "hand", "texel")])
+@pytest.mark.parametrize("name, default, other", [("alphabeta", "texel", "hand"), ("mcts", "texel", "hand")])
 def test_the_eval_setting_is_checked(name, default, other):
     with pytest.raises(AgentError, match="eval must be one of hand, texel"):
         make_agent(f"{name}:eval=tuned")

@@ -16,6 +16,9 @@ swapped), one records file per match in `records/GAME/`:
   changed (plain UCT, playouts to the end instead of scoring the leaf, a 4-ply playout before
   scoring, no minimax values, no solver).
 
+`--analyse` (and every run) also summarizes round 4's SPRTs, whose records are in `sprt/GAME/`
+(see `SPRTS` for how they were played).
+
 Each match is reported as the first agent's wins-draws-losses, its score, and the Elo
 difference with its 95 % interval from the pentanomial pair counts (`agents.ratings.match_elo`).
 Writes results.json and results.md beside this script; `--analyse` reads the records only.
@@ -45,6 +48,40 @@ IDEAS = [
     ("minimax", "implicit minimax values in selection (weight 0.3), against none", "minimax=0"),
     ("solver", "the MCTS-solver, against none", "solver=0"),
 ]
+
+
+# Round 4's SPRTs (elo0=0, elo1=20, alpha=beta=0.05, the normalized model), played with
+# `ludo-flow tournament GAME --agents FIRST SECOND --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05
+# --games 400 --openings random:plies=2 --workers 2 --out sprt/GAME/NAME.jsonl` by commit
+# 64b646e, where `mcts` meant eval=hand, minimax=0.3, c=1.0 (the names are as played).
+SPRT_TEST = {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05, "model": "normalized"}
+_T = "mcts:simulations=0,time=0.1"
+SPRTS = [
+    ("eval_texel", "the Texel-tuned evaluation against the hand-set one", f"{_T},eval=texel", _T),
+    ("c_minimax", "c=0.3 and minimax=0.8 against c=1.0 and minimax=0.3 (with eval=texel)",
+     f"{_T},eval=texel,minimax=0.8,c=0.3", f"{_T},eval=texel"),
+]
+
+
+def sprt_rows():
+    """Return the summary of every SPRT records file in sprt/, with its LLR and decision."""
+    from agents import ratings
+    from agents.records import read_records
+    rows = []
+    for game in GAMES:
+        for name, what, first, second in SPRTS:
+            path = os.path.join(HERE, "sprt", game, f"{name}.jsonl")
+            if not os.path.exists(path):
+                continue
+            records = read_records(path)[0]
+            row = {"game": game, "match": name, "what": what, "first": first, "second": second,
+                   **summarize(game, first, second, records)}
+            llr = ratings.sprt_llr(row["pairs"], SPRT_TEST["elo0"], SPRT_TEST["elo1"],
+                                   SPRT_TEST["model"])
+            row.update(llr=llr, decision=ratings.sprt_decision(llr, SPRT_TEST["alpha"],
+                                                              SPRT_TEST["beta"]))
+            rows.append(row)
+    return rows
 
 
 def matches(simulations):
@@ -114,7 +151,8 @@ def analyse(simulations):
     out = {"machine": {"platform": platform.platform(), "cpus": os.cpu_count(),
                        "python": platform.python_version()},
            "code": code_version(), "openings": OPENINGS, "seconds_per_move": list(SECONDS),
-           "simulations": simulations, "matches": rows}
+           "simulations": simulations, "matches": rows, "sprt_test": SPRT_TEST,
+           "sprts": sprt_rows()}
     with open(os.path.join(HERE, "results.json"), "w") as fh:
         json.dump(out, fh, indent=1)
     lines = ["# MCTS strength: results", "",
@@ -134,6 +172,14 @@ def analyse(simulations):
                          f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f} % | {elo} | "
                          f"{r['mean_plies']:.0f} |")
         lines.append("")
+    lines += ["## SPRTs at 0.1 s a move (sprt/, played by commit 64b646e)", "",
+              "| game | test | first | second | games | W-D-L | score | Elo ± 95 % | LLR | decision |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
+    for r in out["sprts"]:
+        lines.append(f"| {r['game']} | {r['match']} | `{r['first']}` | `{r['second']}` | {r['games']} | "
+                     f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f} % | "
+                     f"{r['elo']:+.0f} ± {r['elo_95']:.0f} | {r['llr']:.2f} | {r['decision']} |")
+    lines.append("")
     with open(os.path.join(HERE, "results.md"), "w") as fh:
         fh.write("\n".join(lines))
     return out
