@@ -63,10 +63,10 @@ functions = {"alphabeta.search": alphabeta.search_for("flow", "hand")}
 if full:
     functions.update({
         "alphabeta.search (tolkuchka)": alphabeta.search_for("tolkuchka", "hand"),
+        # the searches the MCTS above ran: its default evaluation, no playouts
         "mcts.init_root": for_game(mcts.init_root, "flow"),
-        "mcts.run": for_game(mcts.run, "flow", evaluation=dispatch.HAND, plays_out=0),
-        "mcts.run (tolkuchka)": for_game(mcts.run, "tolkuchka", evaluation=dispatch.HAND,
-                                         plays_out=0),
+        "mcts.run": make_agent("mcts").search_functions("flow")[1],
+        "mcts.run (tolkuchka)": make_agent("mcts").search_functions("tolkuchka")[1],
         "mcts.best_child": mcts.best_child,
         "mcts.find_node": mcts.find_node,
         "mcts.keep_subtree": mcts.keep_subtree,
