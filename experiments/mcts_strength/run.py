@@ -132,6 +132,40 @@ def summarize(game, first, second, records):
             "mean_plies": sum(r["plies"] for r in records) / len(records) if records else None}
 
 
+def plot_equal_time(rows, path, earlier=None):
+    """Write MCTS's Elo against alpha-beta (95 % interval) per game and seconds a move: this
+    round's matches (`rows`, analyse's: round 4) and, in grey, round 3's (`earlier`)."""
+    from agents.plots import _figure
+    fig = _figure(7, 3.6)
+    ax = fig.add_subplot(1, 1, 1)
+    labels = [f"{g}, {t:g} s" for g in GAMES for t in SECONDS]
+    rounds = [("round 4", rows, "tab:blue", 0.1)]
+    if earlier is not None:
+        rounds.insert(0, ("round 3", earlier, "tab:grey", -0.1))
+    for name, found, colour, shift in rounds:
+        xs, ys, errs = [], [], []
+        for i, label in enumerate(labels):
+            game, seconds = label.split(", ")
+            match = f"vs_alphabeta_{seconds[:-2]}s"
+            r = next((r for r in found if r["game"] == game and r["match"] == match
+                      and r.get("elo") is not None), None)
+            if r is not None:
+                xs.append(i + shift)
+                ys.append(r["elo"])
+                errs.append(r["elo_95"])
+        ax.errorbar(xs, ys, yerr=errs, fmt="o", capsize=4, color=colour, label=name)
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.axhline(-70.4, color="tab:green", linestyle="--", linewidth=1, label="40 % (the target)")
+    ax.set_xticks(range(len(labels)))
+    ax.set_xticklabels(labels)
+    ax.set_ylabel("MCTS's Elo against alpha-beta, 95 %")
+    ax.grid(alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.suptitle("Default MCTS against default alpha-beta at equal time a move")
+    fig.tight_layout()
+    fig.savefig(path, dpi=100, bbox_inches="tight")
+
+
 def analyse(simulations):
     """Summarize every records file; write results.json and results.md; return the results."""
     from agents.records import read_records
@@ -182,6 +216,13 @@ def analyse(simulations):
     lines.append("")
     with open(os.path.join(HERE, "results.md"), "w") as fh:
         fh.write("\n".join(lines))
+    earlier_path = os.path.join(HERE, "round3", "results.json")
+    with open(earlier_path) as fh:
+        earlier = json.load(fh)["matches"]
+    try:
+        plot_equal_time(rows, os.path.join(HERE, "equal_time.png"), earlier)
+    except ImportError as err:  # agents.plots.PlotsUnavailable: matplotlib is not installed
+        print(f"no plot: {err}", file=sys.stderr)
     return out
 
 
