@@ -196,6 +196,8 @@ def analyse(simulations):
     for part, title in (("time", "Default MCTS against alpha-beta at equal time a move"),
                         ("ideas", f"Each idea on/off at {simulations} simulations a move "
                                   "(first: the default)")):
+        if not any(r["part"] == part for r in rows):  # a round that did not play this part
+            continue
         lines += [f"## {title}", "", "| game | match | first | second | games | W-D-L | score | Elo ± 95 % | plies |",
                   "|---|---|---|---|---|---|---|---|---|"]
         for r in rows:
