@@ -644,6 +644,7 @@ class MCTSAgent(BaseAgent):
             return legal[0]
         tree = self._tree_for(game_id, array.size)
         arrays = tree.arrays()
+        make_root, search = self.search_functions(game_id)
         reused = 0
         if self.options["reuse"] and self._has_tree:
             queue = np.empty(tree.max_nodes, dtype=np.int64)
@@ -654,7 +655,7 @@ class MCTSAgent(BaseAgent):
             elif node == 0:
                 reused = int(tree.ctl[NODES])
         if reused == 0:
-            self.search_functions(game_id)[0](array, *arrays)
+            make_root(array, *arrays)
         self._has_tree = True
         ctl = tree.ctl
         budget = self.options["time"]
@@ -663,7 +664,7 @@ class MCTSAgent(BaseAgent):
         sims_before = int(ctl[SIMS])
         cutoff, weight, priors, solver, draw_eval, _ = self._search_settings()
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
-            stop = self.search_functions(game_id)[1](
+            stop = search(
                 *arrays, sims, deadline, self.exploration(), draw_eval, cutoff, weight, solver,
                 priors, self._rng, self._scratch, self._buf, self._path)
         stopped = STOP_NAMES[int(stop)]
