@@ -138,15 +138,14 @@ def plot_equal_time(rows, path, earlier=None):
     from agents.plots import _figure
     fig = _figure(7, 3.6)
     ax = fig.add_subplot(1, 1, 1)
-    labels = [f"{g}, {t:g} s" for g in GAMES for t in SECONDS]
+    cases = [(g, t) for g in GAMES for t in SECONDS]
     rounds = [("round 4", rows, "tab:blue", 0.1)]
     if earlier is not None:
         rounds.insert(0, ("round 3", earlier, "tab:grey", -0.1))
     for name, found, colour, shift in rounds:
         xs, ys, errs = [], [], []
-        for i, label in enumerate(labels):
-            game, seconds = label.split(", ")
-            match = f"vs_alphabeta_{seconds[:-2]}s"
+        for i, (game, seconds) in enumerate(cases):
+            match = f"vs_alphabeta_{seconds:g}s"  # as `matches` names it
             r = next((r for r in found if r["game"] == game and r["match"] == match
                       and r.get("elo") is not None), None)
             if r is not None:
@@ -156,8 +155,8 @@ def plot_equal_time(rows, path, earlier=None):
         ax.errorbar(xs, ys, yerr=errs, fmt="o", capsize=4, color=colour, label=name)
     ax.axhline(0, color="black", linewidth=0.8)
     ax.axhline(-70.4, color="tab:green", linestyle="--", linewidth=1, label="40 % (the target)")
-    ax.set_xticks(range(len(labels)))
-    ax.set_xticklabels(labels)
+    ax.set_xticks(range(len(cases)))
+    ax.set_xticklabels([f"{g}, {t:g} s" for g, t in cases])
     ax.set_ylabel("MCTS's Elo against alpha-beta, 95 %")
     ax.grid(alpha=0.3)
     ax.legend(fontsize=8, loc="lower right")
