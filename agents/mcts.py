@@ -453,9 +453,11 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
                  mover, player, proven, term, minimax, slot, pool, ctl, order, new_index):
     """Make `new_root`'s subtree the whole tree (compacted to the front); return its size.
 
-    Kept nodes keep their relative order, and a node always has a higher index (and pool
-    slot) than its ancestors, so moving entries down in increasing order is safe in place."""
-    k = 0
+    Kept nodes keep their relative order, and a node always has a higher index than its
+    ancestors, so moving node entries down in increasing order is safe in place. Pool slots
+    are handed out in the order nodes were expanded, which is not the order of their
+    indices, so the kept states move down in the order of their slots (a state moved in
+    index order could overwrite one not yet moved)."""
     order[0] = new_root
     k = 1
     head = 0
@@ -468,9 +470,19 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
                 order[k] = ch
                 k += 1
     kept = np.sort(order[:k])
+    n_slots = 0
     for i in range(k):
         new_index[kept[i]] = i
-    n_slots = 0
+        if slot[kept[i]] >= 0:
+            order[n_slots] = slot[kept[i]]
+            n_slots += 1
+    old_slots = np.sort(order[:n_slots])
+    new_slot = np.empty(pool.shape[0], dtype=np.int64)
+    for r in range(n_slots):
+        new_slot[old_slots[r]] = r
+        if old_slots[r] != r:  # old_slots[r] >= r: never a row still to be moved
+            for w in range(pool.shape[1]):  # not a slice assignment: see alphabeta.search
+                pool[r, w] = pool[old_slots[r], w]
     for i in range(k):
         x = kept[i]
         parent[i] = new_index[parent[x]] if i > 0 else -1
@@ -485,13 +497,7 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
         proven[i] = proven[x]
         term[i] = term[x]
         minimax[i] = minimax[x]
-        if slot[x] >= 0:
-            for w in range(pool.shape[1]):  # not a slice assignment: see alphabeta.search
-                pool[n_slots, w] = pool[slot[x], w]
-            slot[i] = n_slots
-            n_slots += 1
-        else:
-            slot[i] = -1
+        slot[i] = new_slot[slot[x]] if slot[x] >= 0 else -1
     ctl[NODES] = k
     ctl[SLOTS] = n_slots
     ctl[ROOT_PROVEN] = 0

@@ -395,6 +395,39 @@ def test_mcts_reuses_its_tree_and_counts_same_player_moves_right():
     assert all(-1 <= q <= 1 for _, _, q in agent.last_stats["visits"])
 
 
+@pytest.mark.parametrize("name, simulations", [("flow", 2000), ("tolkuchka", 5000)])
+def test_mcts_kept_tree_holds_the_right_states_move_after_move(name, simulations):
+    # keep_subtree once moved the kept states down in the order of the nodes' indices, which
+    # is not the order their pool slots were handed out in, and so overwrote states not yet
+    # moved: the old code failed this within four plies in both games.
+    game = ludo_flow.load_game(name)
+    players = [make_agent(f"mcts:simulations={simulations},reuse=1,seed={seed}", game)
+               for seed in (1, 2)]
+    s = game.new_initial_state()
+    out = np.empty_like(s.array)
+    reused = 0
+    for _ in range(12):
+        if s.is_terminal():
+            break
+        agent = players[s.current_player()]
+        action = agent.select_action(s)
+        reused += agent.last_stats["reused_nodes"]
+        t = agent._tree
+        assert (t.pool[t.slot[0]] == s.array).all()
+        for x in range(int(t.ctl[0])):
+            f = t.first_child[x]
+            if f < 0:
+                continue
+            assert t.n_children[x] > 0 and f + t.n_children[x] <= t.ctl[0]
+            for ch in range(f, f + t.n_children[x]):
+                assert t.parent[ch] == x
+                if t.slot[ch] >= 0:
+                    game.kernels.apply(t.pool[t.slot[x]], np.int32(t.action[ch]), out)
+                    assert (out == t.pool[t.slot[ch]]).all(), (x, ch)
+        s.apply(action)
+    assert reused > 0
+
+
 def test_alphabeta_pv_starts_with_the_move_and_is_legal():
     game = ludo_flow.load_game("flow", "fountain")
     s = game.new_initial_state()
