@@ -8,13 +8,17 @@ White's result with the mover's sign: this stays right when the same player deci
 row (Flow's second step and wash choices). Expanded nodes keep their state in a pool, so a
 simulation replays at most one action.
 
-`policy=informed` (the default) combines four ideas, each a setting:
+`policy=informed` (the default) combines five ideas, each a setting:
 
 - `cutoff`: the new leaf of a simulation is scored by `dispatch.evaluate` (0), after N random
   plies (N), or by a random playout to the end (-1);
 - `priors`: every child is evaluated when its parent is expanded; an unvisited child's value
   in UCT is its evaluation (so no child must be tried once first), it seeds the minimax
   values, and a child that ends the game is proven at once;
+- `expand` (with priors): a leaf is expanded at its first visit and scored by its best
+  child's evaluation (a one-ply search), instead of being scored at its first visit (by the
+  evaluation its parent's expansion already gave it: a visit that learns nothing) and
+  expanded at its second;
 - `minimax` (a weight w): implicit minimax backups (Lanctot et al. 2014): `minimax[x]` holds,
   White's view, a leaf's evaluation or an expanded node's max / min over its children, and
   selection scores `(1 - w) Q + w minimax + exploration`;
@@ -25,7 +29,7 @@ simulation replays at most one action.
   Otherwise the move with most visits (not a proven loss) is played.
 
 `policy=uct` is plain UCT: uniform random playouts to the end (`dispatch.playout_in_place`),
-scored +1 / 0 / -1, none of the four ideas. Under the informed policy a playout's draw counts
+scored +1 / 0 / -1, none of the five ideas. Under the informed policy a playout's draw counts
 `draw_eval * evaluate(final position)`, so a side that is ahead when the game runs into a draw
 limit still sees that it was ahead (Tolkuchka's random games mostly end in the quiet-ply draw).
 
@@ -68,7 +72,10 @@ POLICIES = ("informed", "uct")
 # with minimax=0.3 in an SPRT at 0.1 s a move in both games (experiments/mcts_strength, round
 # 4). Plain UCT keeps the textbook-scale constant it has always had.
 INFORMED_C, UCT_C = 0.3, 1.0
-UCT_FIXED = ("cutoff", "minimax", "priors", "solver", "draw_eval", "eval")  # what policy=uct sets itself
+# The `priors` argument of `run`: no priors; priors, a leaf scored at its first visit and
+# expanded at its second; priors, a leaf expanded at its first visit (setting expand=1).
+NO_PRIORS, PRIORS, PRIORS_EXPAND_FIRST = 0, 1, 2
+UCT_FIXED = ("cutoff", "minimax", "priors", "expand", "solver", "draw_eval", "eval")  # what policy=uct sets itself
 
 
 # Bytes a tree node takes in the Tree's arrays (parent, action, first_child, n_children,
@@ -178,23 +185,30 @@ def _propagate(node, parent, first_child, n_children, n_tried, mover, player, pr
 
 
 @njit(cache=True)
+def _best_child_value(f, n, mover, player, proven, minimax):
+    """Return the best minimax value (White's view) for `player` (0 White) among the n nodes
+    from f, a proven node counting as its result."""
+    white = player == 0
+    best = -2.0 if white else 2.0
+    for ch in range(f, f + n):
+        v = minimax[ch]
+        if proven[ch] != 0:
+            v = 1.0 if (proven[ch] == 1) == (mover[ch] == 0) else -1.0
+        if (white and v > best) or (not white and v < best):
+            best = v
+    return best
+
+
+@njit(cache=True)
 def _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, term, minimax):
-    """Recompute the minimax value (White's view) of each expanded node on `path`, deepest
-    first, from its tried children (a proven child counts as its result); return None."""
+    """Recompute the minimax value (White's view) of each expanded node on `path[:depth]`,
+    deepest first, from its tried children (a proven child counts as its result); return None."""
     for i in range(depth - 1, -1, -1):
         x = path[i]
         if term[x] != 0:
             continue
-        f = first_child[x]
-        white = player[x] == 0
-        best = -2.0 if white else 2.0
-        for ch in range(f, f + n_tried[x]):
-            v = minimax[ch]
-            if proven[ch] != 0:
-                v = 1.0 if (proven[ch] == 1) == (mover[ch] == 0) else -1.0
-            if (white and v > best) or (not white and v < best):
-                best = v
-        minimax[x] = best
+        minimax[x] = _best_child_value(first_child[x], n_tried[x], mover, player[x], proven,
+                                       minimax)
 
 
 @game_jit()
@@ -204,7 +218,9 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
     """Run simulations until `sim_limit` more are done or a stop (time, memory, proven root,
     Ctrl-C). `plays_out` is 1 if `cutoff` is not 0 (a new leaf is played out), else 0: bound
     as a constant with the evaluation (`MCTSAgent.search_functions`), it leaves the playout
-    code out of a search that scores its leaves at once.
+    code out of a search that scores its leaves at once. `priors` is NO_PRIORS, PRIORS or
+    PRIORS_EXPAND_FIRST (the settings `priors` and `expand`: one argument, since a call of
+    more than 30 arguments is compiled by Python in a form numba cannot inline).
 
     Returns the stop reason (STOP_*). The tree must have been made by `init_root` (or kept)."""
     ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
@@ -233,6 +249,9 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
     for k in range(1, _TABLE):
         inverse[k] = 1.0 / k
         inverse_sqrt[k] = 1.0 / np.sqrt(k)
+    # With priors an unvisited node's evaluation is known (its parent's expansion scored it),
+    # so a first visit that only scored it again would learn nothing: it is expanded at once.
+    expand_first = priors == PRIORS_EXPAND_FIRST
     done = 0
     countdown = _CHECK_EVERY
     while True:
@@ -255,6 +274,7 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
         path[0] = 0
         r = 0.0
         newly_proven = -1
+        leaf_expanded = False
         while True:
             if node != 0 and proven[node] != 0:
                 r = 1.0 if (proven[node] == 1) == (mover[node] == 0) else -1.0
@@ -263,7 +283,7 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                 r = minimax[node]
                 break
             if first_child[node] < 0:
-                if node != 0 and visits[node] == 0:
+                if node != 0 and visits[node] == 0 and not expand_first:
                     # First visit: play the action from the parent's stored state, then play out.
                     dispatch.apply(game, pool[slot[parent[node]]], action[node], scratch)
                     player[node] = dispatch.current_player(game, scratch)
@@ -293,6 +313,9 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                     dispatch.apply(game, pool[slot[parent[node]]], action[node], pool[k])
                     slot[node] = k
                     ctl[SLOTS] = k + 1
+                    if visits[node] == 0:  # expanded at its first visit (expand_first)
+                        player[node] = dispatch.current_player(game, pool[k])
+                        leaf_expanded = True
                 s = pool[slot[node]]
                 n = dispatch.legal_actions(game, s, buf)
                 for i in range(n - 1, 0, -1):
@@ -338,6 +361,9 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                                        player, proven, ctl)
                             if proven[node] != 0 or ctl[ROOT_PROVEN] != 0:
                                 break
+                if leaf_expanded:  # the simulation ends here, scored by a one-ply search
+                    r = _best_child_value(f, n, mover, player[node], proven, minimax)
+                    break
             # Select: untried children first (in their shuffled order), then UCT.
             f = first_child[node]
             if n_tried[node] < n_children[node]:
@@ -380,8 +406,8 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
             visits[x] += 1
             if i > 0:
                 value[x] += r if mover[x] == 0 else -r
-        if weight > 0.0:
-            _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, term,
+        if weight > 0.0:  # the leaf too, if it was expanded
+            _back_up_minimax(path, depth + 1 if leaf_expanded else depth, first_child, n_tried, mover, player, proven, term,
                              minimax)
         if depth > ctl[MAX_DEPTH]:
             ctl[MAX_DEPTH] = depth
@@ -554,6 +580,10 @@ class MCTSAgent(BaseAgent):
                           "that value stands in for an unvisited child's mean in selection (no "
                           "trying every child once first), seeds the minimax values, and a "
                           "child that ends the game is proven at once", low=0, high=1),
+        "expand": Setting(int, 0, "1 (with priors=1): expand a leaf at its first visit and score "
+                          "it by its best child, since its parent's expansion has scored it "
+                          "already; 0: score a leaf at its first visit, expand it at its "
+                          "second (always so with priors=0)", low=0, high=1),
         "solver": Setting(int, 1, "1: prove wins and losses in the tree (a proven node is "
                           "played or avoided outright and never searched again)", low=0, high=1),
         "eval": Setting(str, "texel", "the evaluation that scores leaves, cut-off playouts, draws "
@@ -585,12 +615,13 @@ class MCTSAgent(BaseAgent):
         return UCT_C if self.options["policy"] == "uct" else INFORMED_C
 
     def _search_settings(self):
-        """Return (cutoff, minimax weight, priors, solver, draw_eval, evaluation id) of the
-        policy."""
+        """Return (cutoff, minimax weight, priors (NO_PRIORS, PRIORS or PRIORS_EXPAND_FIRST),
+        solver, draw_eval, evaluation id) of the policy."""
         o = self.options
         if o["policy"] == "uct":
-            return -1, 0.0, 0, 0, 0.0, dispatch.HAND
-        return (o["cutoff"], o["minimax"], o["priors"], o["solver"], o["draw_eval"],
+            return -1, 0.0, NO_PRIORS, 0, 0.0, dispatch.HAND
+        priors = NO_PRIORS if not o["priors"] else PRIORS_EXPAND_FIRST if o["expand"] else PRIORS
+        return (o["cutoff"], o["minimax"], priors, o["solver"], o["draw_eval"],
                 dispatch.EVALUATIONS[o["eval"]])
 
     def search_functions(self, game):
