@@ -33,8 +33,9 @@ scored +1 / 0 / -1, none of the five ideas. Under the informed policy a playout'
 `draw_eval * evaluate(final position)`, so a side that is ahead when the game runs into a draw
 limit still sees that it was ahead (Tolkuchka's random games mostly end in the quiet-ply draw).
 
-Budgets: `simulations` and `time` (seconds); `memory` bounds the nodes: when the tree is
-full the search stops cleanly and answers from what it has. `reuse=1` keeps the subtree of
+Budgets: `simulations` and `time` (seconds); `memory` bounds the nodes: the tree starts at
+INITIAL_NODES and doubles when full (`Tree.grown`), and when it may not grow further the
+search stops cleanly and answers from what it has. `reuse=1` keeps the subtree of
 the position reached at the next move (found by comparing states, up to 16 plies down).
 Every `_CHECK_EVERY` simulations the search reads the clock (`clock.now`, with or without a
 time budget), which is also where a Ctrl-C is seen (`clock.Interrupts`): the search stops
@@ -95,6 +96,25 @@ def tree_bytes(max_nodes, state_size=None):
     return max_nodes * (NODE_BYTES + REUSE_BYTES) + pool * state_size * 8
 
 
+# A tree starts at INITIAL_NODES nodes (or `memory`, if smaller) and doubles whenever it is
+# full, up to `memory` nodes: a long think is not cut short by a tree sized for a short one
+# (at 1 s a move the informed search fills 2^20 nodes of Flow in well under the second), and
+# a short one does not allocate a tree sized for a long one.
+INITIAL_NODES = 1 << 18
+MAX_DEFAULT_NODES = 1 << 23
+
+
+def default_memory(state_size=None):
+    """Return the default of the `memory` setting for states of `state_size` words (None: the
+    largest of any registered game): MAX_DEFAULT_NODES, or the largest power of two whose
+    tree takes at most a quarter of the machine's memory, if that is smaller."""
+    from .base import machine_memory
+    nodes = MAX_DEFAULT_NODES
+    while nodes > INITIAL_NODES and tree_bytes(nodes, state_size) > machine_memory() // 4:
+        nodes //= 2
+    return nodes
+
+
 class Tree:
     """The preallocated arrays of one search tree (numpy, shared with the jitted code)."""
 
@@ -116,6 +136,17 @@ class Tree:
         self.slot = np.empty(max_nodes, dtype=np.int32)
         self.pool = np.empty((pool, state_size), dtype=np.uint64)
         self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+
+    def grown(self, max_nodes):
+        """Return a Tree of `max_nodes` nodes (more than this one's) holding this tree."""
+        bigger = Tree(max_nodes, self.pool.shape[1])
+        n = int(self.ctl[NODES])
+        for old, new in zip(self.arrays()[:-2], bigger.arrays()[:-2]):
+            new[:n] = old[:n]
+        slots = int(self.ctl[SLOTS])
+        bigger.pool[:slots] = self.pool[:slots]
+        bigger.ctl = self.ctl  # the same array: a Ctrl-C handler holding it still reaches it
+        return bigger
 
     def arrays(self):
         """Return the arrays in the order the jitted functions take them."""
@@ -592,9 +623,12 @@ class MCTSAgent(BaseAgent):
                         choices=tuple(dispatch.EVALUATIONS)),
         "reuse": Setting(int, 0, "1: keep the subtree of the next position between moves",
                          low=0, high=1),
-        "memory": Setting(int, 1 << 20, "tree capacity in nodes (the search stops when full); "
-                          "about 70 bytes a node plus an eighth of a state, at most the "
-                          "machine's memory", low=dispatch.MAX_ACTIONS + 2, memory=tree_bytes),
+        "memory": Setting(int, None, "the most nodes the tree may grow to (it starts at "
+                          f"{INITIAL_NODES} and doubles when full; the search stops when it "
+                          f"cannot grow); default {MAX_DEFAULT_NODES}, or less on a machine "
+                          "whose memory a quarter of would not hold that; about 70 bytes a "
+                          "node plus an eighth of a state, at most the machine's memory",
+                          low=dispatch.MAX_ACTIONS + 2, memory=tree_bytes),
         "seed": Setting(int, 0, "random seed", low=0),
     }
 
@@ -640,16 +674,24 @@ class MCTSAgent(BaseAgent):
         self._tree_game = None
         self._has_tree = False
 
+    def memory_cap(self, state_size=None):
+        """Return the most nodes the tree may grow to: the `memory` setting, else its default
+        (`default_memory`) for states of `state_size` words."""
+        if self.options["memory"] is not None:
+            return self.options["memory"]
+        return default_memory(state_size)
+
     def _tree_for(self, game_id, state_size):
         if self._tree is None or self._tree_game != (game_id, state_size):
-            memory = self.options["memory"]
+            memory = self.memory_cap(state_size)
             what = f"setting memory={memory} ({state_size}-word states)"
             check_memory("mcts", what, tree_bytes(memory, state_size))
             self._tree = None
+            first = min(memory, INITIAL_NODES)
             try:
-                self._tree = Tree(memory, state_size)
+                self._tree = Tree(first, state_size)
             except MemoryError:
-                raise AgentError(f"mcts: {what}: the tree's {tree_bytes(memory, state_size)} "
+                raise AgentError(f"mcts: {what}: the tree's first {tree_bytes(first, state_size)} "
                                  "bytes could not be allocated (too little free memory)") from None
             self._tree_game = (game_id, state_size)
             self._has_tree = False
@@ -657,6 +699,22 @@ class MCTSAgent(BaseAgent):
             self._buf = np.zeros(dispatch.MAX_ACTIONS, dtype=np.int32)
             self._path = np.zeros(MAX_PATH, dtype=np.int64)
         return self._tree
+
+    def _grow_tree(self):
+        """Double the full tree, up to `memory_cap()` nodes; return False if it cannot grow (at
+        the cap, or too little free memory)."""
+        tree = self._tree
+        if not (tree.ctl[NODES] + dispatch.MAX_ACTIONS > tree.max_nodes
+                or tree.ctl[SLOTS] >= tree.pool.shape[0]):
+            return False  # a stop for the path's length, not for room
+        cap = self.memory_cap(tree.pool.shape[1])
+        if tree.max_nodes >= cap:
+            return False
+        try:
+            self._tree = tree.grown(min(cap, 2 * tree.max_nodes))
+        except MemoryError:
+            return False
+        return True
 
     def _stats(self, simulations, elapsed, nodes=0, depth=0, root_visits=0, visits=(),
                proven=None, reused=0, stopped="none"):
@@ -701,9 +759,21 @@ class MCTSAgent(BaseAgent):
         sims_before = int(ctl[SIMS])
         cutoff, weight, priors, solver, draw_eval, _ = self._search_settings()
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
-            stop = search(
-                *arrays, sims, deadline, self.exploration(), draw_eval, cutoff, weight, solver,
-                priors, self._rng, self._scratch, self._buf, self._path)
+            while True:
+                stop = search(
+                    *tree.arrays(), sims - (int(ctl[SIMS]) - sims_before), deadline,
+                    self.exploration(), draw_eval, cutoff, weight, solver, priors, self._rng,
+                    self._scratch, self._buf, self._path)
+                if stop != STOP_MEMORY:
+                    break
+                ctl[RUNNING] = 1  # a Ctrl-C while the tree grows only sets the flag, as in a search
+                grew = self._grow_tree()
+                ctl[RUNNING] = 0
+                if ctl[INTERRUPTED]:
+                    stop = STOP_INTERRUPTED
+                if not grew or ctl[INTERRUPTED]:
+                    break
+                tree = self._tree  # the same tree (and ctl) in bigger arrays: search on
         stopped = STOP_NAMES[int(stop)]
         if interrupts.interrupted:
             stopped = STOP_NAMES[STOP_INTERRUPTED]

@@ -361,6 +361,36 @@ def test_mcts_stops_cleanly_when_the_tree_is_full():
     assert 0 < agent.last_stats["simulations"] < 100000
 
 
+@pytest.mark.parametrize("name", ["flow", "tolkuchka"])
+def test_mcts_tree_grows_when_full_and_searches_on_as_if_it_had_been_big(name, monkeypatch):
+    import agents.mcts as mcts
+    game = ludo_flow.load_game(name)
+    s = next(x for x in random_states(game, seed=3, count=40) if len(x.legal_actions()) > 3)
+    results = []
+    for first in (4096, 1 << 20):  # grows four times or never
+        monkeypatch.setattr(mcts, "INITIAL_NODES", first)
+        agent = make_agent("mcts:simulations=3000,expand=1,seed=5", game)
+        action = agent.select_action(s)
+        stats = {k: v for k, v in agent.last_stats.items() if k not in ("time", "simulations_per_second")}
+        results.append((action, stats, agent._tree.max_nodes))
+    (a1, stats1, size1), (a2, stats2, size2) = results
+    assert size1 > 4096 and size2 == 1 << 20 and stats1["nodes"] > 4096
+    assert (a1, stats1) == (a2, stats2)
+    assert stats1["stopped"] == "simulations"
+
+
+def test_mcts_memory_default_fits_the_machine(monkeypatch):
+    from agents import base
+    from agents.mcts import INITIAL_NODES, MAX_DEFAULT_NODES, default_memory, tree_bytes
+    monkeypatch.setattr(base, "machine_memory", lambda: 1 << 40)
+    assert default_memory() == MAX_DEFAULT_NODES
+    monkeypatch.setattr(base, "machine_memory", lambda: 1 << 30)  # 1 GiB: a quarter is 256 MiB
+    nodes = default_memory()
+    assert tree_bytes(nodes) <= 1 << 28 < tree_bytes(2 * nodes) and nodes >= INITIAL_NODES
+    assert make_agent("mcts").memory_cap() == nodes
+    assert make_agent("mcts:memory=5000").memory_cap() == 5000
+
+
 def test_time_budgets_stop_the_searches():
     game = ludo_flow.load_game("flow")
     s = game.new_initial_state()
