@@ -100,7 +100,7 @@ def tree_bytes(max_nodes, state_size=None):
 # full, up to `memory` nodes: a long think is not cut short by a tree sized for a short one
 # (at 1 s a move the informed search fills 2^20 nodes of Flow in well under the second), and
 # a short one does not allocate a tree sized for a long one.
-INITIAL_NODES = 1 << 18
+INITIAL_NODES = 1 << 20  # the fixed size trees had before they grew
 MAX_DEFAULT_NODES = 1 << 23
 
 
