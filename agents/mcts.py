@@ -611,7 +611,7 @@ class MCTSAgent(BaseAgent):
                           "that value stands in for an unvisited child's mean in selection (no "
                           "trying every child once first), seeds the minimax values, and a "
                           "child that ends the game is proven at once", low=0, high=1),
-        "expand": Setting(int, 0, "1 (with priors=1): expand a leaf at its first visit and score "
+        "expand": Setting(int, 1, "1 (with priors=1): expand a leaf at its first visit and score "
                           "it by its best child, since its parent's expansion has scored it "
                           "already; 0: score a leaf at its first visit, expand it at its "
                           "second (always so with priors=0)", low=0, high=1),
