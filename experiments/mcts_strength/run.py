@@ -219,7 +219,7 @@ def analyse(simulations):
     for r in out["sprts"]:
         lines.append(f"| {r['game']} | {r['match']} | {r['commit']} | `{r['first']}` | `{r['second']}` | {r['games']} | "
                      f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f} % | "
-                     f"{r['elo']:+.0f} ± {r['elo_95']:.0f} | {r['llr']:.2f} | {r['decision']} |")
+                     f"{r['elo']:+.0f} ± {r['elo_95']:.0f} | {r['llr']:.2f} | {r['decision'] or 'not decided'} |")
     lines.append("")
     with open(os.path.join(HERE, "results.md"), "w") as fh:
         fh.write("\n".join(lines))
