@@ -8,13 +8,17 @@ White's result with the mover's sign: this stays right when the same player deci
 row (Flow's second step and wash choices). Expanded nodes keep their state in a pool, so a
 simulation replays at most one action.
 
-`policy=informed` (the default) combines four ideas, each a setting:
+`policy=informed` (the default) combines five ideas, each a setting:
 
 - `cutoff`: the new leaf of a simulation is scored by `dispatch.evaluate` (0), after N random
   plies (N), or by a random playout to the end (-1);
 - `priors`: every child is evaluated when its parent is expanded; an unvisited child's value
   in UCT is its evaluation (so no child must be tried once first), it seeds the minimax
   values, and a child that ends the game is proven at once;
+- `expand` (with priors): a leaf is expanded at its first visit and scored by its best
+  child's evaluation (a one-ply search), instead of being scored at its first visit (by the
+  evaluation its parent's expansion already gave it: a visit that learns nothing) and
+  expanded at its second;
 - `minimax` (a weight w): implicit minimax backups (Lanctot et al. 2014): `minimax[x]` holds,
   White's view, a leaf's evaluation or an expanded node's max / min over its children, and
   selection scores `(1 - w) Q + w minimax + exploration`;
@@ -25,12 +29,13 @@ simulation replays at most one action.
   Otherwise the move with most visits (not a proven loss) is played.
 
 `policy=uct` is plain UCT: uniform random playouts to the end (`dispatch.playout_in_place`),
-scored +1 / 0 / -1, none of the four ideas. Under the informed policy a playout's draw counts
+scored +1 / 0 / -1, none of the five ideas. Under the informed policy a playout's draw counts
 `draw_eval * evaluate(final position)`, so a side that is ahead when the game runs into a draw
 limit still sees that it was ahead (Tolkuchka's random games mostly end in the quiet-ply draw).
 
-Budgets: `simulations` and `time` (seconds); `memory` bounds the nodes: when the tree is
-full the search stops cleanly and answers from what it has. `reuse=1` keeps the subtree of
+Budgets: `simulations` and `time` (seconds); `memory` bounds the nodes: the tree starts at
+INITIAL_NODES and doubles when full (`Tree.grown`), and when it may not grow further the
+search stops cleanly and answers from what it has. `reuse=1` keeps the subtree of
 the position reached at the next move (found by comparing states, up to 16 plies down).
 Every `_CHECK_EVERY` simulations the search reads the clock (`clock.now`, with or without a
 time budget), which is also where a Ctrl-C is seen (`clock.Interrupts`): the search stops
@@ -68,7 +73,10 @@ POLICIES = ("informed", "uct")
 # with minimax=0.3 in an SPRT at 0.1 s a move in both games (experiments/mcts_strength, round
 # 4). Plain UCT keeps the textbook-scale constant it has always had.
 INFORMED_C, UCT_C = 0.3, 1.0
-UCT_FIXED = ("cutoff", "minimax", "priors", "solver", "draw_eval", "eval")  # what policy=uct sets itself
+# The `priors` argument of `run`: no priors; priors, a leaf scored at its first visit and
+# expanded at its second; priors, a leaf expanded at its first visit (setting expand=1).
+NO_PRIORS, PRIORS, PRIORS_EXPAND_FIRST = 0, 1, 2
+UCT_FIXED = ("cutoff", "minimax", "priors", "expand", "solver", "draw_eval", "eval")  # what policy=uct sets itself
 
 
 # Bytes a tree node takes in the Tree's arrays (parent, action, first_child, n_children,
@@ -86,6 +94,25 @@ def tree_bytes(max_nodes, state_size=None):
         state_size = max(e.state_size for e in ENTRIES)
     pool = max(64, max_nodes // 8)
     return max_nodes * (NODE_BYTES + REUSE_BYTES) + pool * state_size * 8
+
+
+# A tree starts at INITIAL_NODES nodes (or `memory`, if smaller) and doubles whenever it is
+# full, up to `memory` nodes: a long think is not cut short by a tree sized for a short one
+# (at 1 s a move the informed search fills 2^20 nodes of Flow in well under the second), and
+# a short one does not allocate a tree sized for a long one.
+INITIAL_NODES = 1 << 20  # the fixed size trees had before they grew
+MAX_DEFAULT_NODES = 1 << 23
+
+
+def default_memory(state_size=None):
+    """Return the default of the `memory` setting for states of `state_size` words (None: the
+    largest of any registered game): MAX_DEFAULT_NODES, or the largest power of two whose
+    tree takes at most a quarter of the machine's memory, if that is smaller."""
+    from .base import machine_memory
+    nodes = MAX_DEFAULT_NODES
+    while nodes > INITIAL_NODES and tree_bytes(nodes, state_size) > machine_memory() // 4:
+        nodes //= 2
+    return nodes
 
 
 class Tree:
@@ -109,6 +136,17 @@ class Tree:
         self.slot = np.empty(max_nodes, dtype=np.int32)
         self.pool = np.empty((pool, state_size), dtype=np.uint64)
         self.ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+
+    def grown(self, max_nodes):
+        """Return a Tree of `max_nodes` nodes (more than this one's) holding this tree."""
+        bigger = Tree(max_nodes, self.pool.shape[1])
+        n = int(self.ctl[NODES])
+        for old, new in zip(self.arrays()[:-2], bigger.arrays()[:-2]):
+            new[:n] = old[:n]
+        slots = int(self.ctl[SLOTS])
+        bigger.pool[:slots] = self.pool[:slots]
+        bigger.ctl = self.ctl  # the same array: a Ctrl-C handler holding it still reaches it
+        return bigger
 
     def arrays(self):
         """Return the arrays in the order the jitted functions take them."""
@@ -178,23 +216,30 @@ def _propagate(node, parent, first_child, n_children, n_tried, mover, player, pr
 
 
 @njit(cache=True)
+def _best_child_value(f, n, mover, player, proven, minimax):
+    """Return the best minimax value (White's view) for `player` (0 White) among the n nodes
+    from f, a proven node counting as its result."""
+    white = player == 0
+    best = -2.0 if white else 2.0
+    for ch in range(f, f + n):
+        v = minimax[ch]
+        if proven[ch] != 0:
+            v = 1.0 if (proven[ch] == 1) == (mover[ch] == 0) else -1.0
+        if (white and v > best) or (not white and v < best):
+            best = v
+    return best
+
+
+@njit(cache=True)
 def _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, term, minimax):
-    """Recompute the minimax value (White's view) of each expanded node on `path`, deepest
-    first, from its tried children (a proven child counts as its result); return None."""
+    """Recompute the minimax value (White's view) of each expanded node on `path[:depth]`,
+    deepest first, from its tried children (a proven child counts as its result); return None."""
     for i in range(depth - 1, -1, -1):
         x = path[i]
         if term[x] != 0:
             continue
-        f = first_child[x]
-        white = player[x] == 0
-        best = -2.0 if white else 2.0
-        for ch in range(f, f + n_tried[x]):
-            v = minimax[ch]
-            if proven[ch] != 0:
-                v = 1.0 if (proven[ch] == 1) == (mover[ch] == 0) else -1.0
-            if (white and v > best) or (not white and v < best):
-                best = v
-        minimax[x] = best
+        minimax[x] = _best_child_value(first_child[x], n_tried[x], mover, player[x], proven,
+                                       minimax)
 
 
 @game_jit()
@@ -204,7 +249,9 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
     """Run simulations until `sim_limit` more are done or a stop (time, memory, proven root,
     Ctrl-C). `plays_out` is 1 if `cutoff` is not 0 (a new leaf is played out), else 0: bound
     as a constant with the evaluation (`MCTSAgent.search_functions`), it leaves the playout
-    code out of a search that scores its leaves at once.
+    code out of a search that scores its leaves at once. `priors` is NO_PRIORS, PRIORS or
+    PRIORS_EXPAND_FIRST (the settings `priors` and `expand`: one argument, since a call of
+    more than 30 arguments is compiled by Python in a form numba cannot inline).
 
     Returns the stop reason (STOP_*). The tree must have been made by `init_root` (or kept)."""
     ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
@@ -233,6 +280,9 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
     for k in range(1, _TABLE):
         inverse[k] = 1.0 / k
         inverse_sqrt[k] = 1.0 / np.sqrt(k)
+    # With priors an unvisited node's evaluation is known (its parent's expansion scored it),
+    # so a first visit that only scored it again would learn nothing: it is expanded at once.
+    expand_first = priors == PRIORS_EXPAND_FIRST
     done = 0
     countdown = _CHECK_EVERY
     while True:
@@ -255,6 +305,7 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
         path[0] = 0
         r = 0.0
         newly_proven = -1
+        leaf_expanded = False
         while True:
             if node != 0 and proven[node] != 0:
                 r = 1.0 if (proven[node] == 1) == (mover[node] == 0) else -1.0
@@ -263,7 +314,7 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                 r = minimax[node]
                 break
             if first_child[node] < 0:
-                if node != 0 and visits[node] == 0:
+                if node != 0 and visits[node] == 0 and not expand_first:
                     # First visit: play the action from the parent's stored state, then play out.
                     dispatch.apply(game, pool[slot[parent[node]]], action[node], scratch)
                     player[node] = dispatch.current_player(game, scratch)
@@ -293,6 +344,9 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                     dispatch.apply(game, pool[slot[parent[node]]], action[node], pool[k])
                     slot[node] = k
                     ctl[SLOTS] = k + 1
+                    if visits[node] == 0:  # expanded at its first visit (expand_first)
+                        player[node] = dispatch.current_player(game, pool[k])
+                        leaf_expanded = True
                 s = pool[slot[node]]
                 n = dispatch.legal_actions(game, s, buf)
                 for i in range(n - 1, 0, -1):
@@ -338,6 +392,9 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                                        player, proven, ctl)
                             if proven[node] != 0 or ctl[ROOT_PROVEN] != 0:
                                 break
+                if leaf_expanded:  # the simulation ends here, scored by a one-ply search
+                    r = _best_child_value(f, n, mover, player[node], proven, minimax)
+                    break
             # Select: untried children first (in their shuffled order), then UCT.
             f = first_child[node]
             if n_tried[node] < n_children[node]:
@@ -380,8 +437,8 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
             visits[x] += 1
             if i > 0:
                 value[x] += r if mover[x] == 0 else -r
-        if weight > 0.0:
-            _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, term,
+        if weight > 0.0:  # the leaf too, if it was expanded
+            _back_up_minimax(path, depth + 1 if leaf_expanded else depth, first_child, n_tried, mover, player, proven, term,
                              minimax)
         if depth > ctl[MAX_DEPTH]:
             ctl[MAX_DEPTH] = depth
@@ -453,9 +510,11 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
                  mover, player, proven, term, minimax, slot, pool, ctl, order, new_index):
     """Make `new_root`'s subtree the whole tree (compacted to the front); return its size.
 
-    Kept nodes keep their relative order, and a node always has a higher index (and pool
-    slot) than its ancestors, so moving entries down in increasing order is safe in place."""
-    k = 0
+    Kept nodes keep their relative order, and a node always has a higher index than its
+    ancestors, so moving node entries down in increasing order is safe in place. Pool slots
+    are handed out in the order nodes were expanded, which is not the order of their
+    indices, so the kept states move down in the order of their slots (a state moved in
+    index order could overwrite one not yet moved)."""
     order[0] = new_root
     k = 1
     head = 0
@@ -468,9 +527,19 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
                 order[k] = ch
                 k += 1
     kept = np.sort(order[:k])
+    n_slots = 0
     for i in range(k):
         new_index[kept[i]] = i
-    n_slots = 0
+        if slot[kept[i]] >= 0:
+            order[n_slots] = slot[kept[i]]
+            n_slots += 1
+    old_slots = np.sort(order[:n_slots])
+    new_slot = np.empty(pool.shape[0], dtype=np.int64)
+    for r in range(n_slots):
+        new_slot[old_slots[r]] = r
+        if old_slots[r] != r:  # old_slots[r] >= r: never a row still to be moved
+            for w in range(pool.shape[1]):  # not a slice assignment: see alphabeta.search
+                pool[r, w] = pool[old_slots[r], w]
     for i in range(k):
         x = kept[i]
         parent[i] = new_index[parent[x]] if i > 0 else -1
@@ -485,13 +554,7 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
         proven[i] = proven[x]
         term[i] = term[x]
         minimax[i] = minimax[x]
-        if slot[x] >= 0:
-            for w in range(pool.shape[1]):  # not a slice assignment: see alphabeta.search
-                pool[n_slots, w] = pool[slot[x], w]
-            slot[i] = n_slots
-            n_slots += 1
-        else:
-            slot[i] = -1
+        slot[i] = new_slot[slot[x]] if slot[x] >= 0 else -1
     ctl[NODES] = k
     ctl[SLOTS] = n_slots
     ctl[ROOT_PROVEN] = 0
@@ -548,6 +611,10 @@ class MCTSAgent(BaseAgent):
                           "that value stands in for an unvisited child's mean in selection (no "
                           "trying every child once first), seeds the minimax values, and a "
                           "child that ends the game is proven at once", low=0, high=1),
+        "expand": Setting(int, 1, "1 (with priors=1): expand a leaf at its first visit and score "
+                          "it by its best child, since its parent's expansion has scored it "
+                          "already; 0: score a leaf at its first visit, expand it at its "
+                          "second (always so with priors=0)", low=0, high=1),
         "solver": Setting(int, 1, "1: prove wins and losses in the tree (a proven node is "
                           "played or avoided outright and never searched again)", low=0, high=1),
         "eval": Setting(str, "texel", "the evaluation that scores leaves, cut-off playouts, draws "
@@ -556,9 +623,12 @@ class MCTSAgent(BaseAgent):
                         choices=tuple(dispatch.EVALUATIONS)),
         "reuse": Setting(int, 0, "1: keep the subtree of the next position between moves",
                          low=0, high=1),
-        "memory": Setting(int, 1 << 20, "tree capacity in nodes (the search stops when full); "
-                          "about 70 bytes a node plus an eighth of a state, at most the "
-                          "machine's memory", low=dispatch.MAX_ACTIONS + 2, memory=tree_bytes),
+        "memory": Setting(int, None, "the most nodes the tree may grow to (it starts at "
+                          f"{INITIAL_NODES} and doubles when full; the search stops when it "
+                          f"cannot grow); default {MAX_DEFAULT_NODES}, or less on a machine "
+                          "whose memory a quarter of would not hold that; about 70 bytes a "
+                          "node plus an eighth of a state, at most the machine's memory",
+                          low=dispatch.MAX_ACTIONS + 2, memory=tree_bytes),
         "seed": Setting(int, 0, "random seed", low=0),
     }
 
@@ -579,12 +649,13 @@ class MCTSAgent(BaseAgent):
         return UCT_C if self.options["policy"] == "uct" else INFORMED_C
 
     def _search_settings(self):
-        """Return (cutoff, minimax weight, priors, solver, draw_eval, evaluation id) of the
-        policy."""
+        """Return (cutoff, minimax weight, priors (NO_PRIORS, PRIORS or PRIORS_EXPAND_FIRST),
+        solver, draw_eval, evaluation id) of the policy."""
         o = self.options
         if o["policy"] == "uct":
-            return -1, 0.0, 0, 0, 0.0, dispatch.HAND
-        return (o["cutoff"], o["minimax"], o["priors"], o["solver"], o["draw_eval"],
+            return -1, 0.0, NO_PRIORS, 0, 0.0, dispatch.HAND
+        priors = NO_PRIORS if not o["priors"] else PRIORS_EXPAND_FIRST if o["expand"] else PRIORS
+        return (o["cutoff"], o["minimax"], priors, o["solver"], o["draw_eval"],
                 dispatch.EVALUATIONS[o["eval"]])
 
     def search_functions(self, game):
@@ -603,16 +674,24 @@ class MCTSAgent(BaseAgent):
         self._tree_game = None
         self._has_tree = False
 
+    def memory_cap(self, state_size=None):
+        """Return the most nodes the tree may grow to: the `memory` setting, else its default
+        (`default_memory`) for states of `state_size` words."""
+        if self.options["memory"] is not None:
+            return self.options["memory"]
+        return default_memory(state_size)
+
     def _tree_for(self, game_id, state_size):
         if self._tree is None or self._tree_game != (game_id, state_size):
-            memory = self.options["memory"]
+            memory = self.memory_cap(state_size)
             what = f"setting memory={memory} ({state_size}-word states)"
             check_memory("mcts", what, tree_bytes(memory, state_size))
             self._tree = None
+            first = min(memory, INITIAL_NODES)
             try:
-                self._tree = Tree(memory, state_size)
+                self._tree = Tree(first, state_size)
             except MemoryError:
-                raise AgentError(f"mcts: {what}: the tree's {tree_bytes(memory, state_size)} "
+                raise AgentError(f"mcts: {what}: the tree's first {tree_bytes(first, state_size)} "
                                  "bytes could not be allocated (too little free memory)") from None
             self._tree_game = (game_id, state_size)
             self._has_tree = False
@@ -620,6 +699,22 @@ class MCTSAgent(BaseAgent):
             self._buf = np.zeros(dispatch.MAX_ACTIONS, dtype=np.int32)
             self._path = np.zeros(MAX_PATH, dtype=np.int64)
         return self._tree
+
+    def _grow_tree(self):
+        """Double the full tree, up to `memory_cap()` nodes; return False if it cannot grow (at
+        the cap, or too little free memory)."""
+        tree = self._tree
+        if not (tree.ctl[NODES] + dispatch.MAX_ACTIONS > tree.max_nodes
+                or tree.ctl[SLOTS] >= tree.pool.shape[0]):
+            return False  # a stop for the path's length, not for room
+        cap = self.memory_cap(tree.pool.shape[1])
+        if tree.max_nodes >= cap:
+            return False
+        try:
+            self._tree = tree.grown(min(cap, 2 * tree.max_nodes))
+        except MemoryError:
+            return False
+        return True
 
     def _stats(self, simulations, elapsed, nodes=0, depth=0, root_visits=0, visits=(),
                proven=None, reused=0, stopped="none"):
@@ -664,9 +759,21 @@ class MCTSAgent(BaseAgent):
         sims_before = int(ctl[SIMS])
         cutoff, weight, priors, solver, draw_eval, _ = self._search_settings()
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
-            stop = search(
-                *arrays, sims, deadline, self.exploration(), draw_eval, cutoff, weight, solver,
-                priors, self._rng, self._scratch, self._buf, self._path)
+            while True:
+                stop = search(
+                    *tree.arrays(), sims - (int(ctl[SIMS]) - sims_before), deadline,
+                    self.exploration(), draw_eval, cutoff, weight, solver, priors, self._rng,
+                    self._scratch, self._buf, self._path)
+                if stop != STOP_MEMORY:
+                    break
+                ctl[RUNNING] = 1  # a Ctrl-C while the tree grows only sets the flag, as in a search
+                grew = self._grow_tree()
+                ctl[RUNNING] = 0
+                if ctl[INTERRUPTED]:
+                    stop = STOP_INTERRUPTED
+                if not grew or ctl[INTERRUPTED]:
+                    break
+                tree = self._tree  # the same tree (and ctl) in bigger arrays: search on
         stopped = STOP_NAMES[int(stop)]
         if interrupts.interrupted:
             stopped = STOP_NAMES[STOP_INTERRUPTED]

@@ -56,7 +56,7 @@ def test_spec_strings_set_settings():
     ("alphabeta:tt=1099511627776", ["tt=1099511627776 would take 35.2 TB (35184372350976 bytes)",
                                     "this machine has"]),
     ("mcts:memory=99999999999", ["memory=99999999999 would take", "bytes", "this machine has"]),
-    ("mcts:policy=uct,cutoff=4", ["policy=uct fixes cutoff, minimax, priors, solver, draw_eval, eval",
+    ("mcts:policy=uct,cutoff=4", ["policy=uct fixes cutoff, minimax, priors, expand, solver, draw_eval, eval",
                                   "drop cutoff="]),
     ("mcts:policy=uct,eval=texel", ["drop eval="]),
     ("mcts:policy=minimax", ["policy must be one of informed, uct", "'minimax'"]),

@@ -361,6 +361,36 @@ def test_mcts_stops_cleanly_when_the_tree_is_full():
     assert 0 < agent.last_stats["simulations"] < 100000
 
 
+@pytest.mark.parametrize("name", ["flow", "tolkuchka"])
+def test_mcts_tree_grows_when_full_and_searches_on_as_if_it_had_been_big(name, monkeypatch):
+    import agents.mcts as mcts
+    game = ludo_flow.load_game(name)
+    s = next(x for x in random_states(game, seed=3, count=40) if len(x.legal_actions()) > 3)
+    results = []
+    for first in (4096, 1 << 20):  # grows four times or never
+        monkeypatch.setattr(mcts, "INITIAL_NODES", first)
+        agent = make_agent("mcts:simulations=3000,expand=1,seed=5", game)
+        action = agent.select_action(s)
+        stats = {k: v for k, v in agent.last_stats.items() if k not in ("time", "simulations_per_second")}
+        results.append((action, stats, agent._tree.max_nodes))
+    (a1, stats1, size1), (a2, stats2, size2) = results
+    assert size1 > 4096 and size2 == 1 << 20 and stats1["nodes"] > 4096
+    assert (a1, stats1) == (a2, stats2)
+    assert stats1["stopped"] == "simulations"
+
+
+def test_mcts_memory_default_fits_the_machine(monkeypatch):
+    from agents import base
+    from agents.mcts import INITIAL_NODES, MAX_DEFAULT_NODES, default_memory, tree_bytes
+    monkeypatch.setattr(base, "machine_memory", lambda: 1 << 40)
+    assert default_memory() == MAX_DEFAULT_NODES
+    monkeypatch.setattr(base, "machine_memory", lambda: 1 << 30)  # 1 GiB: a quarter is 256 MiB
+    nodes = default_memory()
+    assert tree_bytes(nodes) <= 1 << 28 < tree_bytes(2 * nodes) and nodes >= INITIAL_NODES
+    assert make_agent("mcts").memory_cap() == nodes
+    assert make_agent("mcts:memory=5000").memory_cap() == 5000
+
+
 def test_time_budgets_stop_the_searches():
     game = ludo_flow.load_game("flow")
     s = game.new_initial_state()
@@ -393,6 +423,39 @@ def test_mcts_reuses_its_tree_and_counts_same_player_moves_right():
     assert agent.last_stats["reused_nodes"] > 1
     # The stats' values are from the mover's view: all in [-1, 1].
     assert all(-1 <= q <= 1 for _, _, q in agent.last_stats["visits"])
+
+
+@pytest.mark.parametrize("name, simulations", [("flow", 2000), ("tolkuchka", 5000)])
+def test_mcts_kept_tree_holds_the_right_states_move_after_move(name, simulations):
+    # keep_subtree once moved the kept states down in the order of the nodes' indices, which
+    # is not the order their pool slots were handed out in, and so overwrote states not yet
+    # moved: the old code failed this within four plies in both games.
+    game = ludo_flow.load_game(name)
+    players = [make_agent(f"mcts:simulations={simulations},reuse=1,seed={seed}", game)
+               for seed in (1, 2)]
+    s = game.new_initial_state()
+    out = np.empty_like(s.array)
+    reused = 0
+    for _ in range(12):
+        if s.is_terminal():
+            break
+        agent = players[s.current_player()]
+        action = agent.select_action(s)
+        reused += agent.last_stats["reused_nodes"]
+        t = agent._tree
+        assert (t.pool[t.slot[0]] == s.array).all()
+        for x in range(int(t.ctl[0])):
+            f = t.first_child[x]
+            if f < 0:
+                continue
+            assert t.n_children[x] > 0 and f + t.n_children[x] <= t.ctl[0]
+            for ch in range(f, f + t.n_children[x]):
+                assert t.parent[ch] == x
+                if t.slot[ch] >= 0:
+                    game.kernels.apply(t.pool[t.slot[x]], np.int32(t.action[ch]), out)
+                    assert (out == t.pool[t.slot[ch]]).all(), (x, ch)
+        s.apply(action)
+    assert reused > 0
 
 
 def test_alphabeta_pv_starts_with_the_move_and_is_legal():

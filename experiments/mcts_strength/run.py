@@ -16,8 +16,8 @@ swapped), one records file per match in `records/GAME/`:
   changed (plain UCT, playouts to the end instead of scoring the leaf, a 4-ply playout before
   scoring, no minimax values, no solver).
 
-`--analyse` (and every run) also summarizes round 4's SPRTs, whose records are in `sprt/GAME/`
-(see `SPRTS` for how they were played).
+`--analyse` (and every run) also summarizes the SPRTs of rounds 4 and 5, whose records are in
+`sprt/GAME/` (see `SPRTS` for how and by which code they were played).
 
 Each match is reported as the first agent's wins-draws-losses, its score, and the Elo
 difference with its 95 % interval from the pentanomial pair counts (`agents.ratings.match_elo`).
@@ -45,21 +45,27 @@ IDEAS = [
     ("cutoff4", "scoring the new leaf, against 4 random plies before scoring", "cutoff=4"),
     ("priors", "every child evaluated at expansion (priors=1), against trying each child once "
      "in random order first", "priors=0"),
-    ("minimax", "implicit minimax values in selection (weight 0.3), against none", "minimax=0"),
+    ("minimax", "implicit minimax values in selection (the default weight), against none",
+     "minimax=0"),
     ("solver", "the MCTS-solver, against none", "solver=0"),
 ]
 
 
-# Round 4's SPRTs (elo0=0, elo1=20, alpha=beta=0.05, the normalized model), played with
-# `ludo-flow tournament GAME --agents FIRST SECOND --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05
-# --games 400 --openings random:plies=2 --workers 2 --out sprt/GAME/NAME.jsonl` by commit
-# 64b646e, where `mcts` meant eval=hand, minimax=0.3, c=1.0 (the names are as played).
+# The SPRTs of rounds 4 and 5 (elo0=0, elo1=20, alpha=beta=0.05, the normalized model), played
+# with `ludo-flow tournament GAME --agents FIRST SECOND --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05
+# --games 400 --openings random:plies=2 --workers 2 --out sprt/GAME/NAME.jsonl` by the commit
+# named per game. The names are as played: at 64b646e `mcts` meant eval=hand, minimax=0.3,
+# c=1.0; at 385f695 and ab672a8, eval=texel, minimax=0.8, c=0.3, expand=0.
 SPRT_TEST = {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05, "model": "normalized"}
 _T = "mcts:simulations=0,time=0.1"
-SPRTS = [
-    ("eval_texel", "the Texel-tuned evaluation against the hand-set one", f"{_T},eval=texel", _T),
+SPRTS = [  # (name, what, first, second, {game: commit})
+    ("eval_texel", "the Texel-tuned evaluation against the hand-set one", f"{_T},eval=texel", _T,
+     {"flow": "64b646e", "tolkuchka": "64b646e"}),
     ("c_minimax", "c=0.3 and minimax=0.8 against c=1.0 and minimax=0.3 (with eval=texel)",
-     f"{_T},eval=texel,minimax=0.8,c=0.3", f"{_T},eval=texel"),
+     f"{_T},eval=texel,minimax=0.8,c=0.3", f"{_T},eval=texel",
+     {"flow": "64b646e", "tolkuchka": "64b646e"}),
+    ("expand", "a leaf expanded at its first visit (expand=1) against at its second",
+     f"{_T},expand=1", f"{_T},expand=0", {"flow": "385f695", "tolkuchka": "ab672a8"}),
 ]
 
 
@@ -69,13 +75,13 @@ def sprt_rows():
     from agents.records import read_records
     rows = []
     for game in GAMES:
-        for name, what, first, second in SPRTS:
+        for name, what, first, second, commits in SPRTS:
             path = os.path.join(HERE, "sprt", game, f"{name}.jsonl")
             if not os.path.exists(path):
                 continue
             records = read_records(path)[0]
             row = {"game": game, "match": name, "what": what, "first": first, "second": second,
-                   **summarize(game, first, second, records)}
+                   "commit": commits[game], **summarize(game, first, second, records)}
             llr = ratings.sprt_llr(row["pairs"], SPRT_TEST["elo0"], SPRT_TEST["elo1"],
                                    SPRT_TEST["model"])
             row.update(llr=llr, decision=ratings.sprt_decision(llr, SPRT_TEST["alpha"],
@@ -134,14 +140,14 @@ def summarize(game, first, second, records):
 
 def plot_equal_time(rows, path, earlier=None):
     """Write MCTS's Elo against alpha-beta (95 % interval) per game and seconds a move: this
-    round's matches (`rows`, analyse's: round 4) and, in grey, round 3's (`earlier`)."""
+    round's matches (`rows`, analyse's: round 5) and, in grey, round 4's (`earlier`)."""
     from agents.plots import _figure
     fig = _figure(7, 3.6)
     ax = fig.add_subplot(1, 1, 1)
     cases = [(g, t) for g in GAMES for t in SECONDS]
-    rounds = [("round 4", rows, "tab:blue", 0.1)]
+    rounds = [("round 5", rows, "tab:blue", 0.1)]
     if earlier is not None:
-        rounds.insert(0, ("round 3", earlier, "tab:grey", -0.1))
+        rounds.insert(0, ("round 4", earlier, "tab:grey", -0.1))
     for name, found, colour, shift in rounds:
         xs, ys, errs = [], [], []
         for i, (game, seconds) in enumerate(cases):
@@ -207,17 +213,17 @@ def analyse(simulations):
                          f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f} % | {elo} | "
                          f"{r['mean_plies']:.0f} |")
         lines.append("")
-    lines += ["## SPRTs at 0.1 s a move (sprt/, played by commit 64b646e)", "",
-              "| game | test | first | second | games | W-D-L | score | Elo ± 95 % | LLR | decision |",
-              "|---|---|---|---|---|---|---|---|---|---|"]
+    lines += ["## SPRTs at 0.1 s a move (sprt/)", "",
+              "| game | test | code | first | second | games | W-D-L | score | Elo ± 95 % | LLR | decision |",
+              "|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in out["sprts"]:
-        lines.append(f"| {r['game']} | {r['match']} | `{r['first']}` | `{r['second']}` | {r['games']} | "
+        lines.append(f"| {r['game']} | {r['match']} | {r['commit']} | `{r['first']}` | `{r['second']}` | {r['games']} | "
                      f"{r['wins']}-{r['draws']}-{r['losses']} | {100 * r['score']:.1f} % | "
-                     f"{r['elo']:+.0f} ± {r['elo_95']:.0f} | {r['llr']:.2f} | {r['decision']} |")
+                     f"{r['elo']:+.0f} ± {r['elo_95']:.0f} | {r['llr']:.2f} | {r['decision'] or 'not decided'} |")
     lines.append("")
     with open(os.path.join(HERE, "results.md"), "w") as fh:
         fh.write("\n".join(lines))
-    earlier_path = os.path.join(HERE, "round3", "results.json")
+    earlier_path = os.path.join(HERE, "round4", "results.json")
     with open(earlier_path) as fh:
         earlier = json.load(fh)["matches"]
     try:
