@@ -253,13 +253,15 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
     PRIORS_EXPAND_FIRST (the settings `priors` and `expand`: one argument, since a call of
     more than 30 arguments is compiled by Python in a form numba cannot inline).
 
-    Returns the stop reason (STOP_*). The tree must have been made by `init_root` (or kept)."""
+    Returns the stop reason (STOP_*). The tree must have been made by `init_root` (or kept).
+    It leaves ctl[RUNNING] set: the caller clears it when it stops searching (it may grow the
+    tree and search on), so a Ctrl-C that CPython hands to Python just as this returns still
+    only sets the flag."""
     ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
     stop = _simulate(game, parent, action, first_child, n_children, n_tried, visits, value,
                      mover, player, proven, term, minimax, slot, pool, ctl, sim_limit,
                      deadline, c_uct, draw_eval, evaluation, cutoff, plays_out, weight, solver,
                      priors, rng, scratch, buf, path)
-    ctl[RUNNING] = 0
     return stop
 
 
@@ -438,8 +440,8 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
             if i > 0:
                 value[x] += r if mover[x] == 0 else -r
         if weight > 0.0:  # the leaf too, if it was expanded
-            _back_up_minimax(path, depth + 1 if leaf_expanded else depth, first_child, n_tried, mover, player, proven, term,
-                             minimax)
+            _back_up_minimax(path, depth + 1 if leaf_expanded else depth, first_child, n_tried,
+                             mover, player, proven, term, minimax)
         if depth > ctl[MAX_DEPTH]:
             ctl[MAX_DEPTH] = depth
         if newly_proven >= 0:
@@ -759,21 +761,18 @@ class MCTSAgent(BaseAgent):
         sims_before = int(ctl[SIMS])
         cutoff, weight, priors, solver, draw_eval, _ = self._search_settings()
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
-            while True:
+            while True:  # `run` leaves ctl[RUNNING] set: a Ctrl-C while the tree grows, too,
+                # only sets the flag
                 stop = search(
                     *tree.arrays(), sims - (int(ctl[SIMS]) - sims_before), deadline,
                     self.exploration(), draw_eval, cutoff, weight, solver, priors, self._rng,
                     self._scratch, self._buf, self._path)
-                if stop != STOP_MEMORY:
-                    break
-                ctl[RUNNING] = 1  # a Ctrl-C while the tree grows only sets the flag, as in a search
-                grew = self._grow_tree()
-                ctl[RUNNING] = 0
-                if ctl[INTERRUPTED]:
-                    stop = STOP_INTERRUPTED
-                if not grew or ctl[INTERRUPTED]:
+                if stop != STOP_MEMORY or ctl[INTERRUPTED] or not self._grow_tree():
                     break
                 tree = self._tree  # the same tree (and ctl) in bigger arrays: search on
+            ctl[RUNNING] = 0
+            if ctl[INTERRUPTED]:
+                stop = STOP_INTERRUPTED
         stopped = STOP_NAMES[int(stop)]
         if interrupts.interrupted:
             stopped = STOP_NAMES[STOP_INTERRUPTED]
