@@ -59,10 +59,12 @@ from .clock import Interrupts, now
 # set (see clock.Interrupts).
 NODES, SLOTS, SIMS, STOP, MAX_DEPTH, ROOT_PROVEN, INTERRUPTED, RUNNING = range(8)
 CTL_SIZE = 8
-STOP_NONE, STOP_BUDGET, STOP_TIME, STOP_MEMORY, STOP_PROVEN, STOP_INTERRUPTED = range(6)
+# STOP_MEMORY: the tree has no room for another expansion (the agent grows it, up to `memory`);
+# STOP_PATH: a selection path reached MAX_PATH plies (growing the tree would not help).
+STOP_NONE, STOP_BUDGET, STOP_TIME, STOP_MEMORY, STOP_PROVEN, STOP_INTERRUPTED, STOP_PATH = range(7)
 STOP_NAMES = {STOP_NONE: "none", STOP_BUDGET: "simulations", STOP_TIME: "time",
               STOP_MEMORY: "memory full", STOP_PROVEN: "root proven",
-              STOP_INTERRUPTED: "interrupted"}
+              STOP_INTERRUPTED: "interrupted", STOP_PATH: "path too deep"}
 MAX_PATH = 4096
 _CHECK_EVERY = 64  # simulations between two reads of the clock (and checks for Ctrl-C)
 FIND_DEPTH = 16
@@ -432,7 +434,7 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
             node = child
             depth += 1
             if depth >= path.size:
-                return STOP_MEMORY
+                return STOP_PATH
             path[depth] = node
         for i in range(depth + 1):
             x = path[i]
@@ -583,7 +585,8 @@ class MCTSAgent(BaseAgent):
     - `reused_nodes` (int): nodes kept from the previous move's tree (`reuse=1`)
     - `stopped` (str): why the search ended: "simulations" (the budget was run), "time",
       "memory full" (the tree is full), "root proven", "interrupted" (Ctrl-C:
-      `select_action` raised SearchInterrupted), "single legal action" (no search)
+      `select_action` raised SearchInterrupted), "path too deep" (a selection path reached
+      MAX_PATH plies), "single legal action" (no search)
 
     Ctrl-C stops the search within `_CHECK_EVERY` simulations (see `clock.Interrupts`; main
     thread only) and raises `SearchInterrupted` carrying the most visited root action."""
@@ -706,9 +709,6 @@ class MCTSAgent(BaseAgent):
         """Double the full tree, up to `memory_cap()` nodes; return False if it cannot grow (at
         the cap, or too little free memory)."""
         tree = self._tree
-        if not (tree.ctl[NODES] + dispatch.MAX_ACTIONS > tree.max_nodes
-                or tree.ctl[SLOTS] >= tree.pool.shape[0]):
-            return False  # a stop for the path's length, not for room
         cap = self.memory_cap(tree.pool.shape[1])
         if tree.max_nodes >= cap:
             return False

@@ -350,6 +350,22 @@ def test_mcts_never_samples_a_proven_node_again_and_backs_up_minimax(name):
     assert checked >= 1
 
 
+def test_mcts_path_stop_is_not_taken_for_a_full_tree():
+    # A selection path at its length limit stops the search with its own reason: the tree is
+    # not grown (that would not lengthen the path) and the move comes from what was searched.
+    game = ludo_flow.load_game("flow")
+    agent = make_agent("mcts:simulations=200,seed=1", game)
+    s = game.new_initial_state()
+    agent.select_action(s)
+    nodes = agent._tree.max_nodes
+    agent._path = np.zeros(3, dtype=np.int64)  # room for the root and two plies below it
+    action = agent.select_action(s)
+    assert action in s.legal_actions()
+    assert agent.last_stats["stopped"] == "path too deep"
+    assert agent.last_stats["depth"] <= 2
+    assert agent._tree.max_nodes == nodes
+
+
 def test_mcts_stops_cleanly_when_the_tree_is_full():
     game = ludo_flow.load_game("flow")
     agent = make_agent("mcts:simulations=100000,memory=2000,seed=1", game)
