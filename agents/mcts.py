@@ -112,7 +112,8 @@ def default_memory(state_size=None):
     tree takes at most a quarter of the machine's memory, if that is smaller."""
     from .base import machine_memory
     nodes = MAX_DEFAULT_NODES
-    while nodes > INITIAL_NODES and tree_bytes(nodes, state_size) > machine_memory() // 4:
+    quarter = machine_memory() // 4
+    while nodes > INITIAL_NODES and tree_bytes(nodes, state_size) > quarter:
         nodes //= 2
     return nodes
 
