@@ -1,7 +1,7 @@
 """MCTS strength: the informed default against alpha-beta at equal time, and each idea on/off.
 
     python experiments/mcts_strength/run.py [--part time|ideas|all] [--time-games 200]
-                                            [--slow-games 20] [--idea-games 40]
+                                            [--slow-games 200] [--idea-games 40]
                                             [--simulations 1000] [--workers 2] [--resume]
                                             [--match NAME] [--game GAME] [--analyse]
 
@@ -237,7 +237,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("time", "ideas", "all"), default="all")
     parser.add_argument("--time-games", type=int, default=200, help="games at 0.1 s a move")
-    parser.add_argument("--slow-games", type=int, default=20, help="games at 1 s a move")
+    parser.add_argument("--slow-games", type=int, default=200, help="games at 1 s a move (about 3 hours of both cores a game)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes per match")
     parser.add_argument("--idea-games", type=int, default=40)
     parser.add_argument("--simulations", type=int, default=1000)
