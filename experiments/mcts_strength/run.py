@@ -237,7 +237,8 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=("time", "ideas", "all"), default="all")
     parser.add_argument("--time-games", type=int, default=200, help="games at 0.1 s a move")
-    parser.add_argument("--slow-games", type=int, default=200, help="games at 1 s a move (about 3 hours of both cores a game)")
+    parser.add_argument("--slow-games", type=int, default=200,
+                        help="games at 1 s a move (about 3 hours of both cores a game)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes per match")
     parser.add_argument("--idea-games", type=int, default=40)
     parser.add_argument("--simulations", type=int, default=1000)
