@@ -238,7 +238,7 @@ def main():
     parser.add_argument("--part", choices=("time", "ideas", "all"), default="all")
     parser.add_argument("--time-games", type=int, default=200, help="games at 0.1 s a move")
     parser.add_argument("--slow-games", type=int, default=200,
-                        help="games at 1 s a move (2 workers: about 2.5 h in Flow, 1.5 h in Tolkuchka)")
+                        help="games at 1 s a move (2 workers: about 4.4 h in Flow, 2.8 h in Tolkuchka)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes per match")
     parser.add_argument("--idea-games", type=int, default=40)
     parser.add_argument("--simulations", type=int, default=1000)
