@@ -772,10 +772,8 @@ class MCTSAgent(BaseAgent):
                     break
                 tree = self._tree  # the same tree (and ctl) in bigger arrays: search on
             ctl[RUNNING] = 0
-            if ctl[INTERRUPTED]:
-                stop = STOP_INTERRUPTED
         stopped = STOP_NAMES[int(stop)]
-        if interrupts.interrupted:
+        if interrupts.interrupted:  # set on leaving `Interrupts` whenever ctl[INTERRUPTED] is
             stopped = STOP_NAMES[STOP_INTERRUPTED]
         simulations = int(ctl[SIMS]) - sims_before
         if tree.n_children[0] <= 0 or tree.first_child[0] < 0:
