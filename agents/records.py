@@ -5,6 +5,9 @@ A record holds everything needed to replay the game and to rate it:
     id            the game's slot in the tournament's schedule (unique in a file)
     pair          the opening pair: the two games of one opening with colours swapped
     version       the ludo_flow version that played it
+    sources       the id of the sources that played it (`ludo_flow.cache.sources_id()`:
+                  version and a hash of every source file; equal ids, same code). Records
+                  written before it existed have none.
     game, variant, params     the Game (`ludo_flow.load_game(game, variant, **params)`)
     start         the start position string; `opening` the moves played from it before
                   the agents took over (random opening plies), in notation
@@ -61,6 +64,21 @@ def read_records(path):
     except (OSError, UnicodeDecodeError) as err:
         raise RecordError(f"cannot read records file {str(path)!r}: {err}") from None
     return records, bad
+
+
+def sources_counts(records):
+    """Return {sources id: number of records} of records, in order of first appearance; records
+    without one (written before records carried it) count under None."""
+    counts = {}
+    for record in records:
+        key = record.get("sources")
+        counts[key] = counts.get(key, 0) + 1
+    return counts
+
+
+def describe_sources(counts):
+    """Return sources counts as text: `ludo_flow-0.1.0-1a2b... (30 games), no id (4 games)`."""
+    return ", ".join(f"{key or 'no id'} ({n} game{'' if n == 1 else 's'})" for key, n in counts.items())
 
 
 def load_records(*paths):

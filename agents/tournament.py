@@ -36,7 +36,7 @@ from ludo_flow.rng import new_rng, rand_below
 
 from . import ratings
 from .play import forfeit_fields, play_game
-from .records import drop_partial_last_line, read_records, record_line
+from .records import describe_sources, drop_partial_last_line, read_records, record_line, sources_counts
 from .registry import AGENTS, make_agent, parse_spec
 
 DEFAULT_MOVE_LIMIT = 120.0
@@ -348,6 +348,14 @@ class Tournament:
             if record.get("id") not in ids:
                 raise TournamentError(f"{self.out}: record id {record.get('id')!r} is not in this schedule")
             done[record["id"]] = record
+        current = ludo_flow.cache.sources_id()
+        other = sources_counts(r for r in done.values() if r.get("sources") != current)
+        if other:
+            # A resume after an edit is allowed (a fixed typo changes no game), but the file then
+            # mixes code: say so, so a result is not published as one version's by mistake.
+            print(f"ludo-flow: {sum(other.values())} of the {len(done)} records in {self.out} were "
+                  f"played by other sources: {describe_sources(other)}; the games played now run "
+                  f"{current} (each record names its sources)", file=sys.stderr)
         return done
 
     def _record(self, slot, fields):
@@ -525,7 +533,9 @@ def play_slot(game_spec, slot, move_limit, on_think=None):
     white, black = _agent(slot["white"]), _agent(slot["black"])
     white.reset(slot["seed_white"])
     black.reset(slot["seed_black"])
-    return play_game(state, white, black, forfeit=True, move_limit=move_limit, on_think=on_think)
+    fields = play_game(state, white, black, forfeit=True, move_limit=move_limit, on_think=on_think)
+    fields["sources"] = ludo_flow.cache.sources_id()  # the code of the process that played
+    return fields
 
 
 def warm_up(game, start, specs):
@@ -696,7 +706,8 @@ def _run_processes(t, pending, write):
 
 def _unfinished(slot, side, reason):
     """Return the record fields of a game stopped from outside and lost by `side`."""
-    fields = {"moves": [], "plies": 0, "time_white": 0.0, "time_black": 0.0}
+    fields = {"moves": [], "plies": 0, "time_white": 0.0, "time_black": 0.0,
+              "sources": ludo_flow.cache.sources_id()}  # no worker reported: the runner's own
     fields.update(forfeit_fields(side, reason))
     return fields
 

@@ -37,7 +37,7 @@ _TRASH = ".ludo_flow-trash-"
 KEEP_OTHERS = 2
 KEEP_RECENT_SECONDS = 600.0
 
-_state = {"dir": None}
+_state = {"dir": None, "entry": None}
 
 
 def package_dirs():
@@ -84,6 +84,16 @@ def entry_name():
     return f"ludo_flow-{re.sub(r'[^0-9A-Za-z.+_]', '_', version)}-{digest[:16]}"
 
 
+def sources_id():
+    """Return the id of the sources this process imported: `ludo_flow-<version>-<hash16>`, the
+    name of their cache folder (keyed as above). Two processes with the same id run the same
+    code, so game records carry it (`agents.records`); it is fixed at import, so an edit made
+    while a process runs does not change the id of the code that process runs."""
+    if _state["entry"] is None:
+        _state["entry"] = entry_name()
+    return _state["entry"]
+
+
 def cache_base():
     """Return the folder that holds the cache folders of every version of the sources."""
     if os.environ.get("LUDO_FLOW_CACHE_DIR"):
@@ -123,7 +133,7 @@ def _usable(path):
 
 def configure():
     """Point numba's cache at this source tree's folder, prune old folders; return the folder."""
-    name = entry_name()
+    name = _state["entry"] = entry_name()
     base = cache_base()
     path = base / name
     if not _usable(path):  # an unwritable base: a per-user folder under the temporary directory

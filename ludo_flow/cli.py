@@ -250,7 +250,7 @@ def cmd_ratings(args):
     """Rate the games of records files: crosstable and joint ratings (or one JSON object)."""
     import json
     from agents import ratings
-    from agents.records import read_records
+    from agents.records import describe_sources, read_records, sources_counts
     records = []
     for path in args.files:
         found, bad = read_records(path)
@@ -260,6 +260,10 @@ def cmd_ratings(args):
         records.extend(found)
     if not records:
         raise CommandError("no records to rate")
+    sources = sources_counts(records)
+    if len(sources) > 1:
+        print(f"ludo-flow: these records were played by {len(sources)} versions of the sources: "
+              f"{describe_sources(sources)}; the ratings pool them", file=sys.stderr)
     table = ratings.rate_records(records, anchor=args.anchor)
     if args.json:
         fit = table["ratings"]

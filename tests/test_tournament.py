@@ -131,9 +131,10 @@ def test_records_are_whole_reproducible_and_load_back_into_states(tmp_path):
     assert bad == [] and strip_times(on_disk) == strip_times(first.records)
     keys = {"id", "pair", "version", "game", "variant", "params", "start", "opening", "white",
             "black", "seed_white", "seed_black", "moves", "result", "termination", "plies",
-            "time_white", "time_black", "forfeit", "settings"}
+            "time_white", "time_black", "forfeit", "settings", "sources"}
     for record in on_disk:
         assert keys <= set(record)
+        assert record["sources"] == ludo_flow.cache.sources_id()
         final = state_at(record)
         outcome = final.outcome()
         assert outcome.result == record["result"]
@@ -159,6 +160,30 @@ def test_a_finished_file_is_not_overwritten_and_resume_refuses_other_settings(tm
             Tournament("flow", **options).run()
     again = Tournament("flow", FAST, games=2, out=out, workers=0, progress=False, resume=True).run()
     assert len(again.records) == 2 and len(read_records(out)[0]) == 2
+
+
+def test_a_resume_over_records_of_other_sources_says_so_and_ratings_warn_of_mixed_sources(tmp_path, capsys):
+    from ludo_flow.cli import main as cli_main
+    out = tmp_path / "t.jsonl"
+    Tournament("flow", FAST, games=4, out=out, workers=0, progress=False).run()
+    current = ludo_flow.cache.sources_id()
+    assert current.startswith(f"ludo_flow-{ludo_flow.__version__}-")
+    capsys.readouterr()
+    Tournament("flow", FAST, games=4, out=out, workers=0, progress=False, resume=True).run()
+    assert "other sources" not in capsys.readouterr().err
+    assert cli_main(["ratings", str(out)]) == 0
+    assert "versions of the sources" not in capsys.readouterr().err
+    records = read_records(out)[0]
+    records[0]["sources"] = "ludo_flow-0.0.1-0123456789abcdef"  # as if played before an edit
+    del records[1]["sources"]  # as if written before records named their sources
+    out.write_text("".join(json.dumps(r) + "\n" for r in records))
+    Tournament("flow", FAST, games=4, out=out, workers=0, progress=False, resume=True).run()
+    err = capsys.readouterr().err
+    assert "2 of the 4 records" in err and "other sources" in err
+    assert "ludo_flow-0.0.1-0123456789abcdef (1 game), no id (1 game)" in err and current in err
+    assert cli_main(["ratings", str(out)]) == 0
+    err = capsys.readouterr().err
+    assert "3 versions of the sources" in err and f"{current} (2 games)" in err
 
 
 def test_a_truncated_last_line_is_dropped_and_its_game_replayed(tmp_path):
@@ -262,6 +287,8 @@ def test_a_search_that_never_returns_is_stopped_and_forfeited(tmp_path):
                    workers=2, move_limit=0.3, progress=False)
     records = t.run().records
     assert len(records) == 4
+    # Played in workers or forfeited by the runner, every record names the sources.
+    assert {r["sources"] for r in records} == {ludo_flow.cache.sources_id()}
     # (A game can still end normally: once random blunders, alpha-beta proves a win quickly.)
     forfeits = [r for r in records if r["termination"] == "forfeit"]
     assert len(forfeits) >= 2

@@ -78,7 +78,8 @@ def play(game_name, games, depth, seed):
             fields = play_game(state, white, black)
             record = {"id": f"g{k}", "game": game_name, "variant": game.variant,
                       "params": dict(game.params), "start": start.to_string(), "opening": opening,
-                      "white": spec, "black": spec, "seed_white": seeds[0], "seed_black": seeds[1]}
+                      "white": spec, "black": spec, "seed_white": seeds[0], "seed_black": seeds[1],
+                      "sources": ludo_flow.cache.sources_id()}
             record.update(fields)
             fh.write(record_line(record))
     return {"game": game_name, "games": games, "agent": spec, "seed": seed,
