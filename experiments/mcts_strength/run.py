@@ -195,7 +195,8 @@ def analyse(simulations):
     with open(os.path.join(HERE, "results.json"), "w") as fh:
         json.dump(out, fh, indent=1)
     lines = ["# MCTS strength: results", "",
-             f"Written by `run.py` (commit {out['code'].get('commit')}). Paired openings "
+             f"Summarized by `run.py` at commit {out['code'].get('commit')} (the commits that "
+             "played each match are named in README.md). Paired openings "
              f"`{OPENINGS}`; Elo of the first agent, ± the 95 % interval, from the pentanomial "
              "pair counts (`agents.ratings.match_elo`); W-D-L from the first agent's side.", ""]
     for part, title in (("time", "Default MCTS against alpha-beta at equal time a move"),
