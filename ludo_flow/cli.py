@@ -365,7 +365,9 @@ def build_parser():
                    help="agent specs (with no agents: the embedded default tournament)")
     p.add_argument("--gauntlet", metavar="SPEC", help="this agent plays each of --agents")
     p.add_argument("--games", type=int, help="games per pairing, even: N/2 openings, colours swapped")
-    p.add_argument("--openings", help="random:plies=K, or a file of position strings (one a line)")
+    p.add_argument("--openings", help="random:turns=K (K random turns each; the embedded default "
+                   "has K=1), random:plies=K (K random decisions), or a file of position strings "
+                   "(one a line)")
     p.add_argument("--workers", type=int, help="worker processes (default: one per core; 0: this process)")
     p.add_argument("--backend", choices=("local", "ray"), default="local")
     p.add_argument("--address", help="with --backend ray: the cluster to join (default: start a local one)")

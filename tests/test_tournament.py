@@ -13,7 +13,7 @@ from agents import registry
 from agents.base import BaseAgent
 from agents.play import play_game
 from agents.records import read_records, replay_states, state_at
-from agents.tournament import Tournament, parse_sprt
+from agents.tournament import DEFAULT_OPENINGS, Tournament, derive_seed, parse_sprt, random_opening
 
 FAST = ["random", "random:seed=1"]
 
@@ -69,6 +69,38 @@ def test_same_seed_same_schedule_other_seed_other_openings(tmp_path):
     assert [s["opening"] for s in slots(3)] != [s["opening"] for s in slots(4)]
 
 
+@pytest.mark.parametrize("game", ["flow", "tolkuchka"])
+def test_random_turns_give_each_side_the_same_number_of_whole_turns(game):
+    g = ludo_flow.load_game(game)
+    for k in range(20):
+        for turns in (1, 2):
+            words = random_opening(g.new_initial_state(), turns, derive_seed(k), "turns")
+            state = g.new_initial_state()
+            movers = []
+            for word in words:
+                movers.append(state.current_player())
+                state.apply(state.parse_action(word))
+            # The player to move changed exactly 2 x turns times, and the starting player's
+            # turn begins where the opening ends.
+            changes = sum(a != b for a, b in zip(movers, movers[1:] + [state.current_player()]))
+            assert changes == 2 * turns and state.current_player() == movers[0], (k, words)
+            assert not state.is_terminal()
+    # Tolkuchka's turn is one decision: turns=K is plies=2K, move for move.
+    if game == "tolkuchka":
+        start = g.new_initial_state()
+        assert random_opening(start, 1, 7, "turns") == random_opening(start, 2, 7, "plies")
+    with pytest.raises(ValueError, match="plies or turns"):
+        random_opening(g.new_initial_state(), 1, 7, "moves")
+
+
+def test_default_openings_are_one_random_turn_each(tmp_path):
+    t = Tournament("flow", FAST, games=8, openings=DEFAULT_OPENINGS, seed=3,
+                   out=tmp_path / "x.jsonl", workers=0, progress=False)
+    lengths = {len(s["opening"]) for s in t.schedule()}
+    assert DEFAULT_OPENINGS == "random:turns=1" and max(lengths) >= 4  # two steps a turn in Flow
+    assert t.settings()["openings"] == "random:turns=1"
+
+
 @pytest.mark.parametrize("kwargs, words", [
     (dict(games=3), "even"),
     (dict(games=0), "even"),
@@ -77,8 +109,11 @@ def test_same_seed_same_schedule_other_seed_other_openings(tmp_path):
     (dict(agents=["random", "random:seed=0"]), "same agent"),
     (dict(agents=["random", "nosuch"]), "unknown agent"),
     (dict(agents=["random", "mcts:c=oops"]), "float"),
-    (dict(openings="random:moves=3"), "random:plies=K"),
+    (dict(openings="random:moves=3"), "random:plies=K or random:turns=K"),
+    (dict(openings="random:turns"), "random:turns=K"),
     (dict(openings="random:plies=-1"), "0 <= K"),
+    (dict(openings="random:turns=x"), "integer"),
+    (dict(openings="random:turns=101"), "0 <= K <= 100"),
     (dict(openings="/no/such/file"), "cannot read"),
     (dict(agents=["random", "random:seed=1", "random:seed=2"], sprt="elo0=0,elo1=5"), "two agents"),
     (dict(sprt="elo0=5,elo1=0"), "elo0 < elo1"),
