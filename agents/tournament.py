@@ -8,7 +8,7 @@
 
 The schedule: a round robin over the agents (or a gauntlet: one agent against each of the
 others), `games` games per pairing, as `games / 2` openings each played twice with the colours
-swapped (the two games of an opening are a *pair*). Openings are seeded random plies from the
+swapped (the two games of an opening are a *pair*). Openings are seeded random decisions from the
 start (`random:plies=K` decisions, or `random:turns=K` whole turns of each player), or position
 strings read from a file (one a line, used in order and reused from the top if there are fewer
 than needed); with none, every game starts from the start position and the agents' seeds differ

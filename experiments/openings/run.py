@@ -10,7 +10,9 @@ as it is measured. About 1.5 minutes a rule and game on one core of the developm
 """
 import argparse
 import json
+import os
 import platform
+import sys
 import time
 from pathlib import Path
 
@@ -18,6 +20,9 @@ import ludo_flow
 from agents.play import play_game
 from agents.registry import make_agent
 from agents.tournament import derive_seed, random_opening
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # experiments/common.py
+from common import code_version  # noqa: E402
 
 RULES = ((2, "plies"), (4, "plies"), (1, "turns"))
 SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
@@ -58,12 +63,12 @@ def main():
             row["seconds"] = round(time.perf_counter() - start, 1)
             rows.append(row)
             print(json.dumps(row), flush=True)
-    out = {"agent": args.agent, "games": args.games, "seed": args.seed,
+    out = {"code": code_version(), "agent": args.agent, "games": args.games, "seed": args.seed,
            "machine": f"{platform.processor() or platform.machine()}, python {platform.python_version()}",
            "date": time.strftime("%Y-%m-%d %H:%M:%S"), "rows": rows}
     (HERE / "results.json").write_text(json.dumps(out, indent=1) + "\n")
     lines = [f"White's score, `{args.agent}` against itself, {args.games} games per row "
-             f"(seed {args.seed}):", "", "| game | openings | White's score | draws | opening lengths (decisions: openings) |",
+             f"(seed {args.seed}; commit {out['code']['commit']}):", "", "| game | openings | White's score | draws | opening lengths (decisions: openings) |",
              "|---|---|---:|---:|---|"]
     for r in rows:
         lens = ", ".join(f"{n}: {c}" for n, c in r["opening_lengths"].items())
