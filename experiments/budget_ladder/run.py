@@ -132,8 +132,8 @@ def pairing_summary(records, first, second):
     match = ratings.rate_records(games)["match"]
     if match["agent"] != first:  # rate_records reports the first agent to appear as White
         match = ratings.rate_records(sorted(games, key=lambda r: r["white"] != first))["match"]
-    pts = sum({"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[r["result"]] if r["white"] == first
-              else 1.0 - {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[r["result"]] for r in games)
+    pts = sum(ratings.RESULT_SCORES[r["result"]] if r["white"] == first
+              else 1.0 - ratings.RESULT_SCORES[r["result"]] for r in games)
     plies, plies_ci = mean_ci([r["plies"] for r in games])
     thinking = {spec: sum(r["time_white"] if r["white"] == spec else r["time_black"] for r in games)
                 for spec in (first, second)}

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import ludo_flow
 from agents.play import play_game
+from agents.ratings import RESULT_SCORES
 from agents.registry import make_agent
 from agents.tournament import derive_seed, random_opening
 
@@ -25,7 +26,6 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__)))) 
 from common import code_version  # noqa: E402
 
 RULES = ((2, "plies"), (4, "plies"), (1, "turns"))
-SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 HERE = Path(__file__).resolve().parent
 
 
@@ -42,7 +42,7 @@ def white_score(game_name, length, unit, games, spec, seed):
         if words:
             state.apply_sequence(" ".join(words))
         result = play_game(state, white, black, seed=k)["result"]
-        score += SCORE[result]
+        score += RESULT_SCORES[result]
         draws += result == "1/2-1/2"
     return {"white_score": score / games, "draws": int(draws),
             "opening_lengths": {str(n): c for n, c in sorted(lengths.items())}}

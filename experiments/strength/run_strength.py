@@ -30,13 +30,14 @@ def play_one(job):
     import ludo_flow
     from agents import make_agent
     from agents.play import play_game
+    from agents.ratings import RESULT_SCORES
     game = ludo_flow.load_game(game_name)
     agent = make_agent(spec, game)
     opponent = make_agent("random", game)
     agent_is_white = index % 2 == 0
     white, black = (agent, opponent) if agent_is_white else (opponent, agent)
     record = play_game(game.new_initial_state(), white, black, seed=seed)
-    won_by_white = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}[record["result"]]
+    won_by_white = RESULT_SCORES[record["result"]]
     score = won_by_white if agent_is_white else 1.0 - won_by_white
     return game_name, spec, index, score, record["plies"]
 

@@ -38,7 +38,6 @@ GAMES = ("flow", "tolkuchka")
 OPENING_PLIES = (2, 3, 4, 5, 6, 7, 8)
 HOLD_OUT = 5  # game index % HOLD_OUT == 0 is held out
 RIDGE = 1e-4  # a whisper of L2 (per position) so a feature that never varies cannot diverge
-SCORE = {"1-0": 1.0, "0-1": 0.0, "1/2-1/2": 0.5}
 # The features the tuned evaluations use (the kernels' TUNED_TERMS): all but those whose
 # removal costs (almost) nothing in held-out log-loss (the "all - X" rows).
 TUNED_LABEL = "tuned terms, fitted"
@@ -89,12 +88,13 @@ def play(game_name, games, depth, seed):
 def positions(game_name):
     """Return (states n x k uint64, White's score per position, game index per position,
     plies per game) from the replayed self-play records."""
+    from agents.ratings import RESULT_SCORES
     from agents.records import replay_states
     rows, labels, index = [], [], []
     with gzip.open(records_path(game_name), "rt", encoding="utf-8") as fh:
         records = [json.loads(line) for line in fh]
     for k, record in enumerate(records):
-        y = SCORE[record["result"]]
+        y = RESULT_SCORES[record["result"]]
         for ply, _, state in replay_states(record):
             if state.is_terminal():
                 continue
@@ -154,6 +154,7 @@ def evaluate_states(evaluate, states):
 def fit_game(game_name):
     """Return the fits of one game: models, their held-out figures, weights."""
     import ludo_flow
+    from agents.ratings import RESULT_SCORES
     names, current, hand, featurize = FEATURES[game_name]
     states, y, index, records = positions(game_name)
     x = featurize(states)
@@ -161,7 +162,7 @@ def fit_game(game_name):
     train = ~test
     out = {"game": game_name, "games": len(records), "positions": int(len(y)),
            "train_positions": int(train.sum()), "test_positions": int(test.sum()),
-           "results": {r: sum(rec["result"] == r for rec in records) for r in SCORE},
+           "results": {r: sum(rec["result"] == r for rec in records) for r in RESULT_SCORES},
            "terminations": {}, "features": list(names), "models": []}
     for rec in records:
         out["terminations"][rec["termination"]] = out["terminations"].get(rec["termination"], 0) + 1
@@ -330,7 +331,8 @@ def match_figures(records, first):
     from agents import ratings
     counts = Counter()
     for r in records:
-        score = SCORE[r["result"]] if r["white"] == first else 1.0 - SCORE[r["result"]]
+        score = (ratings.RESULT_SCORES[r["result"]] if r["white"] == first
+                 else 1.0 - ratings.RESULT_SCORES[r["result"]])
         counts[score] += 1
     games = sum(counts.values())
     rated = ratings.rate_records(sorted(records, key=lambda r: r["white"] != first))["match"]
