@@ -499,11 +499,11 @@ def search(game, evaluation, root, max_depth, root_moves, states, moves, order, 
             a = root_moves[i]
             dispatch.apply(game, root, a, child)
             if dispatch.current_player(game, child) == player:
-                v = negamax(game, evaluation, 1, depth - 1, alpha, INF, states, moves, order, tt,
+                v = negamax(game, evaluation, np.int64(1), depth - 1, alpha, INF, states, moves, order, tt,
                             tt_values, killers, history, pv, pv_len, frames,
                             bounds, keys, ctl, deadline)
             else:
-                v = -negamax(game, evaluation, 1, depth - 1, -INF, -alpha, states, moves, order, tt,
+                v = -negamax(game, evaluation, np.int64(1), depth - 1, -INF, -alpha, states, moves, order, tt,
                              tt_values, killers, history, pv, pv_len,
                              frames, bounds, keys, ctl, deadline)
             if ctl[STOP]:

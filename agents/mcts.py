@@ -241,8 +241,9 @@ def _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, t
         x = path[i]
         if term[x] != 0:
             continue
-        minimax[x] = _best_child_value(first_child[x], n_tried[x], mover, player[x], proven,
-                                       minimax)
+        # int64 counts, as `run` passes: one compiled signature, not one per integer type
+        minimax[x] = _best_child_value(np.int64(first_child[x]), np.int64(n_tried[x]), mover,
+                                       player[x], proven, minimax)
 
 
 @game_jit()

@@ -482,11 +482,8 @@ def warm(game, perft=False, specs=(), start=None, stream=None, jobs=None):
                            [p[1] for p in missing if p is not parts[0]], bool(stages))
     helped = {}
     with compiling(_join([p[0] for p in missing]), seconds, functions, stream=stream) as info:
-        for tasks in stages:
-            if len(tasks) == 1:  # here, before the helpers that load it
-                run_helper_task(game, tasks[0], start)
-                continue
-            for name, count in compile_in_helpers(game, tasks, start, jobs).items():
+        for here, *others in stages:
+            for name, count in compile_in_helpers(game, others, start, jobs - 1, here).items():
                 helped[name] = helped.get(name, 0) + count
         state = game.new_initial_state() if start is None else game.from_string(start)
         if perft:
@@ -520,37 +517,61 @@ def compile_jobs():
 
 def helper_stages(game, specs, absent):
     """Return the stages of a first-run warm-up whose parts `absent` are not in the cache:
-    lists of independent tasks, a stage after the one before it; a stage of several tasks runs
-    one helper process a task, a stage of one task runs in this process. None (compile it all
-    here) unless two or more kinds of search are to be compiled.
+    lists of independent tasks, a stage after the one before it. The first task of a stage
+    runs in this process while each other one runs in a helper process; the next stage starts
+    once all are done. None (compile it all here) unless two or more kinds of search are to
+    be compiled.
 
-    First the engine, in this process: its roots `legal_actions` and `apply` (with the argument
-    types the kernels' own loops and the State layer call them with), and what a game played
-    through the State layer and every search call. Then one helper per kind of search of
-    `specs`, which finds the engine in the cache. The engine is not split between helpers:
-    its two halves share most of their callees (the current's wash and loop search), which
-    each helper compiled again, and each helper starts a Python and numba of its own, so two
-    helpers took more CPU time than one process and, on the 2-core VM, no less wall time
-    (benchmarks/bench_compile.py; docs/benchmarks.md, "Compile time")."""
+    1. The engine here: its roots `legal_actions` and `apply`, and what a game played through
+       the State layer and every search call. At the same time, in a helper, the evaluations
+       the searches score positions by (`evaluation_kernels`): they call no engine kernel,
+       and every search would otherwise compile them again in its own helper.
+    2. The searches, one task per kind, each finding the engine and evaluations in the cache:
+       the kind expected to take longest (`AGENT_SECONDS`) here, where nothing is loaded again
+       afterwards and no helper's start-up is waited for, the others in helpers.
+
+    The engine is not split between helpers: its two halves share most of their callees (the
+    current's wash and loop search), which each helper compiled again, and each helper starts
+    a Python and numba of its own, so two helpers took more CPU time than one process and, on
+    the 2-core VM, no less wall time (benchmarks/bench_compile.py; docs/benchmarks.md,
+    "Compile time")."""
     from agents.registry import parse_spec
-    engine_kernels = [["legal_actions", "state", "int32[]"], ["apply", "state", "int32", "state"]]
+    engine_kernels = [["legal_actions", "state", "int32[]"], ["apply", "state", "int64", "state"]]
     if specs:
-        engine_kernels += [["is_terminal", "state"], ["termination", "state"],
-                           ["apply", "state", "int64", "state"], ["result", "state"],
-                           ["evaluate", "state"]]
+        engine_kernels += [["is_terminal", "state"], ["termination", "state"], ["result", "state"]]
     engine_absent = any(is_cached(getattr(game.kernels, name)) is False
                         for name in ("legal_actions", "apply"))
-    engine = [{"kernels": engine_kernels}] if engine_absent else []
     absent_words = {p[0] for p in absent}
     by_kind = {}
     for spec in specs:
         kind = parse_spec(spec)[0]
         if kind in ("mcts", "alphabeta") and _AGENT_WORDS[kind] in absent_words:
             by_kind.setdefault(kind, []).append(spec)
-    searches = [{"specs": kind_specs} for kind_specs in by_kind.values()]
-    if len(searches) < 2:
+    if len(by_kind) < 2:
         return []
-    return [stage for stage in (engine, searches) if stage]
+    seconds = AGENT_SECONDS.get(game.name, AGENT_SECONDS["flow"])
+    kinds = sorted(by_kind, key=lambda kind: -seconds[kind])  # the longest first: here
+    evaluations = [[name, "state"] for name in evaluation_kernels(game, specs)
+                   if is_cached(getattr(game.kernels, name)) is False]
+    first = [{"kernels": engine_kernels}] if engine_absent else []
+    first += [{"kernels": evaluations}] if evaluations else []
+    return [stage for stage in (first, [{"specs": by_kind[k]} for k in kinds]) if stage]
+
+
+def evaluation_kernels(game, specs):
+    """Return the names of the game's evaluation kernels (`dispatch.EVALUATION_KERNELS`) that the
+    searches of `specs` score positions by, in order."""
+    from .dispatch import EVALUATION_KERNELS
+    from .specialize import constants_of
+    names = []
+    for spec in specs:
+        if _agent_kinds([spec]) not in (["mcts"], ["alphabeta"]):
+            continue  # no search: nothing to score positions by
+        for function in _search_functions(spec, game.game_id):
+            evaluation = constants_of(function).get("evaluation")
+            if evaluation is not None and EVALUATION_KERNELS[evaluation] not in names:
+                names.append(EVALUATION_KERNELS[evaluation])
+    return names
 
 
 def run_helper_task(game, task, start=None):
@@ -579,10 +600,11 @@ print(json.dumps({k: v[1] for k, v in cache.compile_counts().items() if v[1]}))
 """
 
 
-def compile_in_helpers(game, tasks, start=None, jobs=2):
+def compile_in_helpers(game, tasks, start=None, jobs=2, here=None):
     """Run each task in its own helper process, at most `jobs` at a time, each compiling into
     a private copy of this cache folder, then copy what they compiled into this folder;
-    return {function: signatures compiled} over the helpers.
+    return {function: signatures compiled} over the helpers. The task `here`, if given, runs
+    in this process meanwhile (its compiles are not counted in the result).
 
     Private folders because numba's cache is not safe for processes that write different
     signatures of one function at once: each rewrites the function's index with only its
@@ -592,7 +614,7 @@ def compile_in_helpers(game, tasks, start=None, jobs=2):
     import subprocess
     import tempfile
     import json
-    here = cache_dir()
+    folder = cache_dir()
     top = str(package_dirs()[0].parent)
     env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
     env["PYTHONPATH"] = os.pathsep.join([top] + [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p])
@@ -602,24 +624,28 @@ def compile_in_helpers(game, tasks, start=None, jobs=2):
         waiting = list(enumerate(tasks))
         running = []
         try:
-            while waiting or running:
-                while waiting and len(running) < jobs:
+            while waiting or running or here is not None:
+                while waiting and len(running) < max(1, jobs):
                     i, task = waiting.pop(0)
                     base = Path(scratch) / str(i)
-                    private = base / here.name
-                    if here.is_dir():
-                        shutil.copytree(here, private, ignore=shutil.ignore_patterns(".probe-*"))
+                    private = base / folder.name
+                    if folder.is_dir():
+                        shutil.copytree(folder, private, ignore=shutil.ignore_patterns(".probe-*"))
                     argument = json.dumps([game.spec(), task, start])
                     process = subprocess.Popen([sys.executable, "-c", _HELPER, argument],
                                                env={**env, "LUDO_FLOW_CACHE_DIR": str(base)},
                                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
                                                text=True)
                     running.append((process, private))
+                if here is not None:  # the helpers have started: compile this process's part
+                    run_helper_task(game, here, start)
+                    here = None
+                    continue
                 process, private = running[0]
                 out, _ = process.communicate()
                 running.pop(0)
                 if process.returncode == 0:
-                    merge_cache(private, here)
+                    merge_cache(private, folder)
                     try:
                         for name, count in json.loads(out.strip().splitlines()[-1]).items():
                             compiled[name] = compiled.get(name, 0) + count

@@ -52,6 +52,7 @@ UNKNOWN_GAME = "ludo_flow.dispatch: unknown game id (not in ludo_flow.registry)"
 # `evaluate` and the Texel fit `evaluate_tuned` (experiments/texel).
 HAND, TUNED = 0, 1
 EVALUATIONS = {"hand": HAND, "texel": TUNED}
+EVALUATION_KERNELS = {HAND: "evaluate", TUNED: "evaluate_tuned"}  # the kernel of each, per game
 UNKNOWN_EVALUATION = "ludo_flow.dispatch: unknown evaluation id (not in dispatch.EVALUATIONS)"
 
 ONGOING, WHITE_WINS, BLACK_WINS, DRAW = 0, 1, 2, 3
@@ -106,9 +107,9 @@ def is_legal_candidate(game, state, action):
 def apply(game, state, action, out):
     """Write the state after the legal `action` into `out` (`out` may be `state`); return None."""
     if game == FLOW:
-        flow.apply(state, action, out)
+        flow.apply(state, np.int64(action), out)
     elif game == TOLKUCHKA:
-        tolkuchka.apply(state, action, out)
+        tolkuchka.apply(state, np.int64(action), out)
     else:
         raise ValueError(UNKNOWN_GAME)
 
@@ -219,7 +220,7 @@ def _tolkuchka_playout_in_place(state, rng, max_plies):
         n = tolkuchka.legal_actions(state, buf)
         if n == 0:
             break
-        tolkuchka.apply(state, buf[rand_below(rng, n)], state)
+        tolkuchka.apply(state, np.int64(buf[rand_below(rng, n)]), state)
         plies += 1
     return np.int64(tolkuchka.result(state))
 

@@ -187,6 +187,15 @@ def for_game(function, game, **constants):
     return _ENTRIES[key]
 
 
+def constants_of(entry):
+    """Return {name: value} of the constants `for_game` bound in the jitted `entry`, the game id
+    under "game"; {} for a function `for_game` did not make."""
+    for (_, game_id, bound), made in list(_ENTRIES.items()):
+        if made is entry:
+            return {"game": game_id, **dict(bound)}
+    return {}
+
+
 def entries():
     """Return {qualified name: jitted entry} of the entries `for_game` has made so far."""
     return {f"{__name__}.{e.py_func.__qualname__}": e for e in _ENTRIES.values()

@@ -119,7 +119,7 @@ def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_pa
     script = ("import io, json, ludo_flow; from ludo_flow import cache; "
               "game = ludo_flow.load_game('tolkuchka'); "
               "tasks = [{'kernels': [['legal_actions', 'state', 'int32[]']]}, "
-              "{'kernels': [['apply', 'state', 'int32', 'state']]}]; "
+              "{'kernels': [['apply', 'state', 'int64', 'state']]}]; "
               "helped = cache.compile_in_helpers(game, tasks, jobs=2) "
               "if not cache.is_cached(game.kernels.apply) else {}; "
               "info = cache.warm(game, perft=True, stream=io.StringIO()); "
@@ -138,10 +138,11 @@ def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_pa
     assert helped_again == [] and second == []
 
 
-def test_helpers_compile_only_searches_side_by_side_after_the_engine_here(monkeypatch):
+def test_helpers_compile_the_evaluations_beside_the_engine_then_the_searches_side_by_side(monkeypatch):
     # The engine is never split between helpers (its halves share most callees): with one kind
-    # of search or none everything compiles in this process; with two, the engine first here,
-    # then one helper per kind of search.
+    # of search or none everything compiles in this process; with two, first the engine here
+    # and the searches' evaluations in a helper, then the longest search here and the other
+    # kinds of search in helpers.
     import ludo_flow
     game = ludo_flow.load_game("flow")
     monkeypatch.setattr(cache, "is_cached", lambda function: False)  # as on a first run
@@ -149,6 +150,28 @@ def test_helpers_compile_only_searches_side_by_side_after_the_engine_here(monkey
     absent = cache._parts(game, True, specs)
     assert cache.helper_stages(game, (), cache._parts(game, True, ())) == []
     assert cache.helper_stages(game, specs[:2], absent) == []
-    engine, searches = cache.helper_stages(game, specs, absent)
-    assert len(engine) == 1 and {"legal_actions", "apply"} <= {k[0] for k in engine[0]["kernels"]}
-    assert [task["specs"] for task in searches] == [[specs[1]], list(specs[2:])]
+    (engine, evaluations), searches = cache.helper_stages(game, specs, absent)
+    assert {"legal_actions", "apply"} <= {k[0] for k in engine["kernels"]}
+    assert "evaluate" not in {k[0] for k in engine["kernels"]}  # no search here scores by it
+    assert evaluations == {"kernels": [["evaluate_tuned", "state"]]}  # both searches' default
+    assert cache.AGENT_SECONDS["flow"]["alphabeta"] > cache.AGENT_SECONDS["flow"]["mcts"]
+    assert [task["specs"] for task in searches] == [list(specs[2:]), [specs[1]]]  # longest first
+    # A search scoring by the hand-set evaluation has it compiled beside the engine too.
+    mixed = specs + ("mcts:eval=hand",)
+    (_, evaluations), _ = cache.helper_stages(game, mixed, cache._parts(game, True, mixed))
+    assert evaluations == {"kernels": [["evaluate_tuned", "state"], ["evaluate", "state"]]}
+
+
+def test_evaluation_kernels_name_what_the_searches_score_by():
+    import ludo_flow
+    from ludo_flow import dispatch
+    from ludo_flow.specialize import constants_of, for_game
+    game = ludo_flow.load_game("tolkuchka")
+    assert cache.evaluation_kernels(game, ("random", "alphabeta:eval=hand")) == ["evaluate"]
+    assert cache.evaluation_kernels(game, ("mcts", "alphabeta")) == ["evaluate_tuned"]
+    assert cache.evaluation_kernels(game, ("random",)) == []
+    assert all(hasattr(game.kernels, name) for name in dispatch.EVALUATION_KERNELS.values())
+    from agents.alphabeta import search
+    entry = for_game(search, "tolkuchka", evaluation=dispatch.HAND)
+    assert constants_of(entry) == {"game": game.game_id, "evaluation": dispatch.HAND}
+    assert constants_of(search) == {}

@@ -664,7 +664,7 @@ def apply(state, action, out):
                 out[i] = state[i]
             _write_at_rest(out, white, black, dames, knights, first, step, mask, width)
             return
-    _apply_current(state, action, out)
+    _apply_current(state, np.int64(action), out)  # one compiled signature for every caller
 
 
 @njit(cache=True)
@@ -1024,7 +1024,7 @@ def perft(state, depth):
         a = acts[level, idx[level]]
         idx[level] += 1
         child = states[level + 1]
-        apply(states[level], a, child)
+        apply(states[level], np.int64(a), child)  # int64 as every caller: one signature
         n = legal_actions(child, acts[level + 1])
         if level + 2 == depth:
             total += n  # bulk count: the leaves are the children of this node

@@ -689,7 +689,7 @@ def playout_with_length(state, rng):
         n = legal_actions(s, buf)
         if n == 0:
             return returns(s), plies
-        apply(s, buf[rand_below(rng, n)], s)
+        apply(s, np.int64(buf[rand_below(rng, n)]), s)
         plies += 1
 
 
@@ -722,7 +722,7 @@ def perft(state, depth):
         a = acts[level, idx[level]]
         idx[level] += 1
         child = states[level + 1]
-        apply(states[level], a, child)
+        apply(states[level], np.int64(a), child)  # int64 as every caller: one signature
         n = legal_actions(child, acts[level + 1])
         if level + 2 == depth:
             total += n  # bulk count: the leaves are the children of this node
