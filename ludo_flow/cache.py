@@ -383,13 +383,14 @@ def _write(stream, text):
 ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
 _AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
                 "alphabeta": "the alpha-beta search"}
-# First-run wall seconds on the idle 2-core development VM, the searches in helper processes
-# (benchmarks/bench_compile.py, 2026-12-01, results/compile.json): the engine and perft, and
-# each kind of agent beyond the engine. Used only to tell a user roughly how long to wait; a
-# game not listed is told Flow's figures.
-ENGINE_SECONDS = {"flow": 13, "tolkuchka": 5}
-AGENT_SECONDS = {"flow": {"random": 1, "mcts": 12, "alphabeta": 29},
-                 "tolkuchka": {"random": 2, "mcts": 12, "alphabeta": 24}}
+# First-run wall seconds on the idle 2-core development VM (benchmarks/bench_compile_versions.py,
+# 2026-12-02, docs/benchmarks.md "Compile time"): the engine and perft, and each kind of agent
+# beyond the engine (Flow's tournament about 22 s, Tolkuchka's 18 s). Used only to tell a user
+# roughly how long to wait, and to choose the search a first run compiles in this process (the
+# longest); a game not listed is told Flow's figures.
+ENGINE_SECONDS = {"flow": 8, "tolkuchka": 4}
+AGENT_SECONDS = {"flow": {"random": 1, "mcts": 8, "alphabeta": 13},
+                 "tolkuchka": {"random": 1, "mcts": 8, "alphabeta": 12}}
 
 
 def entry_specs(entry):
@@ -522,10 +523,13 @@ def helper_stages(game, specs, absent):
     once all are done. None (compile it all here) unless two or more kinds of search are to
     be compiled.
 
-    1. The engine here: its roots `legal_actions` and `apply`, and what a game played through
-       the State layer and every search call. At the same time, in a helper, the evaluations
-       the searches score positions by (`evaluation_kernels`): they call no engine kernel,
-       and every search would otherwise compile them again in its own helper.
+    1. The engine here: its roots `legal_actions` and `apply`. At the same time, in a helper,
+       the kernels the searches and a game played through the State layer call beside them,
+       which need little of the engine (what they share with it, that helper compiles too):
+       the evaluations the searches score positions by (`evaluation_kernels`), which every
+       search would otherwise compile again in its own helper; the game's `candidate_actions`
+       if it has one (alpha-beta's move generation); and the end-of-game kernels (`result`,
+       `termination`, `is_terminal`).
     2. The searches, one task per kind, each finding the engine and evaluations in the cache:
        the kind expected to take longest (`AGENT_SECONDS`) here, where nothing is loaded again
        afterwards and no helper's start-up is waited for, the others in helpers.
@@ -537,8 +541,6 @@ def helper_stages(game, specs, absent):
     "Compile time")."""
     from agents.registry import parse_spec
     engine_kernels = [["legal_actions", "state", "int32[]"], ["apply", "state", "int64", "state"]]
-    if specs:
-        engine_kernels += [["is_terminal", "state"], ["termination", "state"], ["result", "state"]]
     engine_absent = any(is_cached(getattr(game.kernels, name)) is False
                         for name in ("legal_actions", "apply"))
     absent_words = {p[0] for p in absent}
@@ -551,10 +553,13 @@ def helper_stages(game, specs, absent):
         return []
     seconds = AGENT_SECONDS.get(game.name, AGENT_SECONDS["flow"])
     kinds = sorted(by_kind, key=lambda kind: -seconds[kind])  # the longest first: here
-    evaluations = [[name, "state"] for name in evaluation_kernels(game, specs)
-                   if is_cached(getattr(game.kernels, name)) is False]
+    beside = [[name, "state"] for name in evaluation_kernels(game, specs)]
+    if hasattr(game.kernels, "candidate_actions"):  # alpha-beta's move generation
+        beside.append(["candidate_actions", "state", "int32[]"])
+    beside += [["is_terminal", "state"], ["termination", "state"], ["result", "state"]]
+    beside = [k for k in beside if is_cached(getattr(game.kernels, k[0])) is False]
     first = [{"kernels": engine_kernels}] if engine_absent else []
-    first += [{"kernels": evaluations}] if evaluations else []
+    first += [{"kernels": beside}] if beside else []
     return [stage for stage in (first, [{"specs": by_kind[k]} for k in kinds]) if stage]
 
 

@@ -77,13 +77,13 @@ def test_a_function_missing_from_the_cache_is_announced_at_once(tmp_path):
 
 
 def test_the_announced_wait_follows_the_measured_first_runs():
-    # benchmarks/results/compile.json on the idle 2-core VM: Flow tournament 43 s, Tolkuchka's
-    # 33 s, each with the searches in helper processes.
+    # benchmarks/bench_compile_versions.py on the idle 2-core VM (docs/benchmarks.md): Flow's
+    # tournament about 22 s, Tolkuchka's 18 s, the searches beside each other.
     flow, tolkuchka = cache.AGENT_SECONDS["flow"], cache.AGENT_SECONDS["tolkuchka"]
-    assert 38 <= cache.wait_seconds(cache.ENGINE_SECONDS["flow"],
-                                    [flow["mcts"], flow["alphabeta"]], True) <= 50
-    assert 29 <= cache.wait_seconds(cache.ENGINE_SECONDS["tolkuchka"],
-                                    [tolkuchka["mcts"], tolkuchka["alphabeta"]], True) <= 37
+    assert 18 <= cache.wait_seconds(cache.ENGINE_SECONDS["flow"],
+                                    [flow["mcts"], flow["alphabeta"]], True) <= 26
+    assert 14 <= cache.wait_seconds(cache.ENGINE_SECONDS["tolkuchka"],
+                                    [tolkuchka["mcts"], tolkuchka["alphabeta"]], True) <= 22
     assert cache.wait_seconds(12, [], True) == 12
     assert cache.wait_seconds(12, [30, 28], False) == 12 + 58
 
@@ -138,11 +138,11 @@ def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_pa
     assert helped_again == [] and second == []
 
 
-def test_helpers_compile_the_evaluations_beside_the_engine_then_the_searches_side_by_side(monkeypatch):
+def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side_by_side(monkeypatch):
     # The engine is never split between helpers (its halves share most callees): with one kind
     # of search or none everything compiles in this process; with two, first the engine here
-    # and the searches' evaluations in a helper, then the longest search here and the other
-    # kinds of search in helpers.
+    # and beside it, in a helper, the searches' evaluations, candidate generation and the
+    # end-of-game kernels; then the longest search here and the other kinds in helpers.
     import ludo_flow
     game = ludo_flow.load_game("flow")
     monkeypatch.setattr(cache, "is_cached", lambda function: False)  # as on a first run
@@ -150,16 +150,17 @@ def test_helpers_compile_the_evaluations_beside_the_engine_then_the_searches_sid
     absent = cache._parts(game, True, specs)
     assert cache.helper_stages(game, (), cache._parts(game, True, ())) == []
     assert cache.helper_stages(game, specs[:2], absent) == []
-    (engine, evaluations), searches = cache.helper_stages(game, specs, absent)
-    assert {"legal_actions", "apply"} <= {k[0] for k in engine["kernels"]}
-    assert "evaluate" not in {k[0] for k in engine["kernels"]}  # no search here scores by it
-    assert evaluations == {"kernels": [["evaluate_tuned", "state"]]}  # both searches' default
+    (engine, beside), searches = cache.helper_stages(game, specs, absent)
+    assert [k[0] for k in engine["kernels"]] == ["legal_actions", "apply"]
+    assert [k[0] for k in beside["kernels"]] == [
+        "evaluate_tuned", "candidate_actions", "is_terminal", "termination", "result"]
     assert cache.AGENT_SECONDS["flow"]["alphabeta"] > cache.AGENT_SECONDS["flow"]["mcts"]
     assert [task["specs"] for task in searches] == [list(specs[2:]), [specs[1]]]  # longest first
     # A search scoring by the hand-set evaluation has it compiled beside the engine too.
     mixed = specs + ("mcts:eval=hand",)
-    (_, evaluations), _ = cache.helper_stages(game, mixed, cache._parts(game, True, mixed))
-    assert evaluations == {"kernels": [["evaluate_tuned", "state"], ["evaluate", "state"]]}
+    (_, beside), _ = cache.helper_stages(game, mixed, cache._parts(game, True, mixed))
+    assert [k[0] for k in beside["kernels"]][:3] == ["evaluate_tuned", "evaluate",
+                                                          "candidate_actions"]
 
 
 def test_evaluation_kernels_name_what_the_searches_score_by():
