@@ -389,6 +389,7 @@ _AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
 # roughly how long to wait, and to choose the search a first run compiles in this process (the
 # longest); a game not listed is told Flow's figures.
 ENGINE_SECONDS = {"flow": 8, "tolkuchka": 4}
+SPLIT_ENGINE_SECONDS = 6  # an engine expected to compile this long is split in two (helper_stages)
 AGENT_SECONDS = {"flow": {"random": 1, "mcts": 8, "alphabeta": 13},
                  "tolkuchka": {"random": 1, "mcts": 8, "alphabeta": 12}}
 
@@ -520,27 +521,29 @@ def helper_stages(game, specs, absent):
     """Return the stages of a first-run warm-up whose parts `absent` are not in the cache:
     lists of independent tasks, a stage after the one before it. The first task of a stage
     runs in this process while each other one runs in a helper process; the next stage starts
-    once all are done. None (compile it all here) unless two or more kinds of search are to
-    be compiled.
+    once all are done. [] (compile it all here, one thing after another) when no stage has
+    two tasks.
 
-    1. The engine here: its roots `legal_actions` and `apply`. At the same time, in a helper,
-       the kernels the searches and a game played through the State layer call beside them,
-       which need little of the engine (what they share with it, that helper compiles too):
-       the evaluations the searches score positions by (`evaluation_kernels`), which every
-       search would otherwise compile again in its own helper; the game's `candidate_actions`
-       if it has one (alpha-beta's move generation); and the end-of-game kernels (`result`,
-       `termination`, `is_terminal`).
+    1. The engine's roots `legal_actions` and `apply` here. At the same time, in a helper, the
+       kernels that agents and a game played through the State layer call beside them, which
+       need little of the engine (what they share with it, that helper compiles too): the
+       evaluations the searches score positions by (`evaluation_kernels`), which every search
+       would otherwise compile again; the game's `candidate_actions` if it has one (alpha-beta's
+       move generation); and the end-of-game kernels (`result`, `termination`, `is_terminal`).
+       With no agent to compile for (perft), an engine expected to take `SPLIT_ENGINE_SECONDS`
+       or more is split instead: `legal_actions` here, `apply` in the helper.
     2. The searches, one task per kind, each finding the engine and evaluations in the cache:
        the kind expected to take longest (`AGENT_SECONDS`) here, where nothing is loaded again
        afterwards and no helper's start-up is waited for, the others in helpers.
 
-    The engine is not split between helpers: its two halves share most of their callees (the
-    current's wash and loop search), which each helper compiled again, and each helper starts
-    a Python and numba of its own, so two helpers took more CPU time than one process and, on
-    the 2-core VM, no less wall time (benchmarks/bench_compile.py; docs/benchmarks.md,
-    "Compile time")."""
+    Splitting the engine costs CPU time: its halves share most of their callees (the current's
+    wash and loop search), which both processes compile, and a helper starts a Python and numba
+    of its own (about 1.5 s). With this process compiling one half it still shortens Flow's
+    first perft by about 1 s on the 2-core VM, while Tolkuchka's short engine gains nothing
+    (docs/benchmarks.md, "Compile time")."""
     from agents.registry import parse_spec
-    engine_kernels = [["legal_actions", "state", "int32[]"], ["apply", "state", "int64", "state"]]
+    legal = ["legal_actions", "state", "int32[]"]
+    apply = ["apply", "state", "int64", "state"]
     engine_absent = any(is_cached(getattr(game.kernels, name)) is False
                         for name in ("legal_actions", "apply"))
     absent_words = {p[0] for p in absent}
@@ -549,18 +552,21 @@ def helper_stages(game, specs, absent):
         kind = parse_spec(spec)[0]
         if kind in ("mcts", "alphabeta") and _AGENT_WORDS[kind] in absent_words:
             by_kind.setdefault(kind, []).append(spec)
-    if len(by_kind) < 2:
-        return []
     seconds = AGENT_SECONDS.get(game.name, AGENT_SECONDS["flow"])
     kinds = sorted(by_kind, key=lambda kind: -seconds[kind])  # the longest first: here
     beside = [[name, "state"] for name in evaluation_kernels(game, specs)]
-    if hasattr(game.kernels, "candidate_actions"):  # alpha-beta's move generation
+    if "alphabeta" in by_kind and hasattr(game.kernels, "candidate_actions"):  # its move generation
         beside.append(["candidate_actions", "state", "int32[]"])
-    beside += [["is_terminal", "state"], ["termination", "state"], ["result", "state"]]
+    if _agent_kinds(specs):  # a game is played: it ends
+        beside += [["is_terminal", "state"], ["termination", "state"], ["result", "state"]]
     beside = [k for k in beside if is_cached(getattr(game.kernels, k[0])) is False]
-    first = [{"kernels": engine_kernels}] if engine_absent else []
-    first += [{"kernels": beside}] if beside else []
-    return [stage for stage in (first, [{"specs": by_kind[k]} for k in kinds]) if stage]
+    first = [{"kernels": [legal, apply]}] if engine_absent else []
+    if beside:
+        first.append({"kernels": beside})
+    elif engine_absent and ENGINE_SECONDS.get(game.name, ENGINE_SECONDS["flow"]) >= SPLIT_ENGINE_SECONDS:
+        first = [{"kernels": [legal]}, {"kernels": [apply]}]
+    stages = [stage for stage in (first, [{"specs": by_kind[k]} for k in kinds]) if stage]
+    return stages if any(len(stage) > 1 for stage in stages) else []
 
 
 def evaluation_kernels(game, specs):

@@ -139,17 +139,14 @@ def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_pa
 
 
 def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side_by_side(monkeypatch):
-    # The engine is never split between helpers (its halves share most callees): with one kind
-    # of search or none everything compiles in this process; with two, first the engine here
-    # and beside it, in a helper, the searches' evaluations, candidate generation and the
-    # end-of-game kernels; then the longest search here and the other kinds in helpers.
+    # First the engine here and beside it, in a helper, the searches' evaluations, candidate
+    # generation and the end-of-game kernels; then the longest search here and the other kinds
+    # in helpers. Nothing to do side by side: everything here.
     import ludo_flow
     game = ludo_flow.load_game("flow")
     monkeypatch.setattr(cache, "is_cached", lambda function: False)  # as on a first run
     specs = ("random", "mcts:simulations=300", "alphabeta:depth=3", "alphabeta:depth=5")
     absent = cache._parts(game, True, specs)
-    assert cache.helper_stages(game, (), cache._parts(game, True, ())) == []
-    assert cache.helper_stages(game, specs[:2], absent) == []
     (engine, beside), searches = cache.helper_stages(game, specs, absent)
     assert [k[0] for k in engine["kernels"]] == ["legal_actions", "apply"]
     assert [k[0] for k in beside["kernels"]] == [
@@ -160,7 +157,32 @@ def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side
     mixed = specs + ("mcts:eval=hand",)
     (_, beside), _ = cache.helper_stages(game, mixed, cache._parts(game, True, mixed))
     assert [k[0] for k in beside["kernels"]][:3] == ["evaluate_tuned", "evaluate",
-                                                          "candidate_actions"]
+                                                     "candidate_actions"]
+    # One kind of search: its kernels beside the engine, then the search here alone; MCTS
+    # generates no candidates.
+    one = cache.helper_stages(game, specs[:2], cache._parts(game, True, specs[:2]))
+    assert [[list(t) for t in stage] for stage in one] == [[["kernels"], ["kernels"]], [["specs"]]]
+    assert [k[0] for k in one[0][1]["kernels"]] == [
+        "evaluate_tuned", "is_terminal", "termination", "result"]
+    # Random agents only: the end-of-game kernels beside the engine.
+    (_, beside), = cache.helper_stages(game, ("random",), cache._parts(game, False, ("random",)))
+    assert [k[0] for k in beside["kernels"]] == ["is_terminal", "termination", "result"]
+    # Everything in the cache: nothing to do.
+    monkeypatch.setattr(cache, "is_cached", lambda function: True)
+    assert cache.helper_stages(game, specs, []) == []
+
+
+def test_perft_splits_a_long_engine_between_this_process_and_a_helper(monkeypatch):
+    # Flow's engine (ENGINE_SECONDS 8) is split: legal_actions here, apply in a helper.
+    # Tolkuchka's short one compiles here alone: a helper's start-up would eat the gain.
+    import ludo_flow
+    monkeypatch.setattr(cache, "is_cached", lambda function: False)
+    flow, tolkuchka = ludo_flow.load_game("flow"), ludo_flow.load_game("tolkuchka")
+    assert cache.ENGINE_SECONDS["flow"] >= cache.SPLIT_ENGINE_SECONDS > cache.ENGINE_SECONDS["tolkuchka"]
+    assert cache.helper_stages(flow, (), cache._parts(flow, True, ())) == [
+        [{"kernels": [["legal_actions", "state", "int32[]"]]},
+         {"kernels": [["apply", "state", "int64", "state"]]}]]
+    assert cache.helper_stages(tolkuchka, (), cache._parts(tolkuchka, True, ())) == []
 
 
 def test_evaluation_kernels_name_what_the_searches_score_by():
