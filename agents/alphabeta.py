@@ -498,13 +498,15 @@ def search(game, evaluation, root, max_depth, root_moves, states, moves, order, 
         for i in range(n):
             a = root_moves[i]
             dispatch.apply(game, root, a, child)
+            # The ply as np.int64: a literal 1 is a type of its own to numba, and negamax's
+            # callees compiled for it a second time, beside their int64 signatures.
             if dispatch.current_player(game, child) == player:
-                v = negamax(game, evaluation, np.int64(1), depth - 1, alpha, INF, states, moves, order, tt,
-                            tt_values, killers, history, pv, pv_len, frames,
+                v = negamax(game, evaluation, np.int64(1), depth - 1, alpha, INF, states, moves,
+                            order, tt, tt_values, killers, history, pv, pv_len, frames,
                             bounds, keys, ctl, deadline)
             else:
-                v = -negamax(game, evaluation, np.int64(1), depth - 1, -INF, -alpha, states, moves, order, tt,
-                             tt_values, killers, history, pv, pv_len,
+                v = -negamax(game, evaluation, np.int64(1), depth - 1, -INF, -alpha, states,
+                             moves, order, tt, tt_values, killers, history, pv, pv_len,
                              frames, bounds, keys, ctl, deadline)
             if ctl[STOP]:
                 break

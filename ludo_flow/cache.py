@@ -472,8 +472,9 @@ def warm(game, perft=False, specs=(), start=None, stream=None, jobs=None):
     (playing a few cheap decisions from the position string `start`, default the start),
     announcing it on stderr if it compiles; return the `Compiling` record.
 
-    On a first run, independent parts compile at once in up to `jobs` helper processes
-    (default `compile_jobs()`; see `compile_in_helpers`), then this process loads them."""
+    On a first run, independent parts compile at once in up to `jobs` processes (default
+    `compile_jobs()`): this one and helpers (`helper_stages`, `compile_in_helpers`); this
+    process then loads what the helpers compiled."""
     parts = _parts(game, perft, specs)
     absent = [p for p in parts if any(is_cached(f) is False for f in p[2])]
     missing = absent or parts
@@ -505,9 +506,9 @@ MAX_JOBS = 4
 
 
 def compile_jobs():
-    """Return how many helper processes a first-run warm-up may compile in: the
-    $LUDO_FLOW_COMPILE_JOBS variable if set (1: none, compile in this process), else the
-    machine's cores, at most MAX_JOBS."""
+    """Return how many processes a first-run warm-up may compile in at once, this one and its
+    helpers: the $LUDO_FLOW_COMPILE_JOBS variable if set (1: no helper, compile in this
+    process), else the machine's cores, at most MAX_JOBS."""
     value = os.environ.get(JOBS_VARIABLE, "").strip()
     if value:
         try:
@@ -563,7 +564,8 @@ def helper_stages(game, specs, absent):
     first = [{"kernels": [legal, apply]}] if engine_absent else []
     if beside:
         first.append({"kernels": beside})
-    elif engine_absent and ENGINE_SECONDS.get(game.name, ENGINE_SECONDS["flow"]) >= SPLIT_ENGINE_SECONDS:
+    elif engine_absent and (ENGINE_SECONDS.get(game.name, ENGINE_SECONDS["flow"])
+                            >= SPLIT_ENGINE_SECONDS):
         first = [{"kernels": [legal]}, {"kernels": [apply]}]
     stages = [stage for stage in (first, [{"specs": by_kind[k]} for k in kinds]) if stage]
     return stages if any(len(stage) > 1 for stage in stages) else []
