@@ -138,6 +138,38 @@ def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_pa
     assert helped_again == [] and second == []
 
 
+def test_a_split_first_run_compiles_one_half_here_and_leaves_a_complete_cache(tmp_path):
+    # warm() with the engine split (forced for Tolkuchka's short engine, to keep the test
+    # quick): legal_actions compiles in this process while a helper compiles apply into a
+    # private cache that is merged; this process then loads apply and compiles perft, and a
+    # second process compiles nothing at all.
+    root = tmp_path / "package"
+    for name in ("ludo_flow", "agents"):
+        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
+    env.update(PYTHONPATH=str(root), LUDO_FLOW_CACHE_DIR=str(tmp_path / "cache"))
+    script = ("import io, json, ludo_flow; from ludo_flow import cache; "
+              "game = ludo_flow.load_game('tolkuchka'); "
+              "cache.ENGINE_SECONDS['tolkuchka'] = cache.SPLIT_ENGINE_SECONDS; "
+              "stages = cache.helper_stages(game, (), cache._parts(game, True, ())); "
+              "info = cache.warm(game, perft=True, stream=io.StringIO(), jobs=2); "
+              "here = sorted(n for n, (_, made) in cache.compile_counts().items() if made); "
+              "print(json.dumps([len(stages), sorted(info.compiled), here]))")
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", script], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr
+        runs.append(__import__("json").loads(done.stdout.strip().splitlines()[-1]))
+    (stages, compiled, here), (stages_again, compiled_again, here_again) = runs
+    kernels = "ludo_flow.tolkuchka.kernels."
+    assert stages == 1  # one stage of two tasks
+    assert {kernels + "legal_actions", kernels + "apply", kernels + "perft"} <= set(compiled)
+    assert kernels + "legal_actions" in here and kernels + "perft" in here
+    assert kernels + "apply" not in here  # the helper's, loaded from the merged cache
+    assert stages_again == 0 and compiled_again == [] and here_again == []
+
+
 def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side_by_side(monkeypatch):
     # First the engine here and beside it, in a helper, the searches' evaluations, candidate
     # generation and the end-of-game kernels; then the longest search here and the other kinds
