@@ -5,6 +5,7 @@ cache folder, so other edits to the tree under test cannot change the cache's ke
 two processes. No test asserts on time.
 """
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -106,16 +107,27 @@ def test_a_quick_block_is_silent_and_a_slow_one_is_announced_while_it_runs(tmp_p
     assert text[-1].startswith("ludo-flow: compiled the MCTS search in ")
 
 
-def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_path):
-    # Two helpers compile the engine's two roots at once (as the searches' helpers do,
-    # ludo_flow.cache.helper_stages), each into a private copy of the cache that is merged;
-    # this process then compiles only perft, and a second process compiles nothing at all.
+def run_twice_on_a_copy(tmp_path, script, **env_vars):
+    """Run `python -c script` twice on a copy of the package with a new cache folder (and the
+    variables `env_vars`); return the JSON each run printed last."""
     root = tmp_path / "package"
     for name in ("ludo_flow", "agents"):
         shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    base = tmp_path / "cache"
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
-    env.update(PYTHONPATH=str(root), LUDO_FLOW_CACHE_DIR=str(base), LUDO_FLOW_COMPILE_JOBS="2")
+    env.update(PYTHONPATH=str(root), LUDO_FLOW_CACHE_DIR=str(tmp_path / "cache"), **env_vars)
+    runs = []
+    for _ in range(2):
+        done = subprocess.run([sys.executable, "-c", script], cwd=root, env=env,
+                              capture_output=True, text=True, timeout=900)
+        assert done.returncode == 0, done.stderr
+        runs.append(json.loads(done.stdout.strip().splitlines()[-1]))
+    return runs
+
+
+def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_path):
+    # Two helpers compile the engine's two roots at once, each into a private copy of the
+    # cache that is merged; this process then compiles only perft, and a second process
+    # compiles nothing at all.
     script = ("import io, json, ludo_flow; from ludo_flow import cache; "
               "game = ludo_flow.load_game('tolkuchka'); "
               "tasks = [{'kernels': [['legal_actions', 'state', 'int32[]']]}, "
@@ -124,13 +136,8 @@ def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_pa
               "if not cache.is_cached(game.kernels.apply) else {}; "
               "info = cache.warm(game, perft=True, stream=io.StringIO()); "
               "print(json.dumps([sorted(helped), sorted(info.compiled)]))")
-    runs = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, "-c", script], cwd=root, env=env,
-                              capture_output=True, text=True, timeout=900)
-        assert done.returncode == 0, done.stderr
-        runs.append(__import__("json").loads(done.stdout.strip().splitlines()[-1]))
-    (helped, first), (helped_again, second) = runs
+    (helped, first), (helped_again, second) = run_twice_on_a_copy(
+        tmp_path, script, LUDO_FLOW_COMPILE_JOBS="2")
     kernels = "ludo_flow.tolkuchka.kernels."
     assert kernels + "legal_actions" in helped and kernels + "apply" in helped
     assert kernels + "legal_actions" not in first and kernels + "apply" not in first
@@ -143,11 +150,6 @@ def test_a_split_first_run_compiles_one_half_here_and_leaves_a_complete_cache(tm
     # quick): legal_actions compiles in this process while a helper compiles apply into a
     # private cache that is merged; this process then loads apply and compiles perft, and a
     # second process compiles nothing at all.
-    root = tmp_path / "package"
-    for name in ("ludo_flow", "agents"):
-        shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
-    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
-    env.update(PYTHONPATH=str(root), LUDO_FLOW_CACHE_DIR=str(tmp_path / "cache"))
     script = ("import io, json, ludo_flow; from ludo_flow import cache; "
               "game = ludo_flow.load_game('tolkuchka'); "
               "cache.ENGINE_SECONDS['tolkuchka'] = cache.SPLIT_ENGINE_SECONDS; "
@@ -155,13 +157,8 @@ def test_a_split_first_run_compiles_one_half_here_and_leaves_a_complete_cache(tm
               "info = cache.warm(game, perft=True, stream=io.StringIO(), jobs=2); "
               "here = sorted(n for n, (_, made) in cache.compile_counts().items() if made); "
               "print(json.dumps([len(stages), sorted(info.compiled), here]))")
-    runs = []
-    for _ in range(2):
-        done = subprocess.run([sys.executable, "-c", script], cwd=root, env=env,
-                              capture_output=True, text=True, timeout=900)
-        assert done.returncode == 0, done.stderr
-        runs.append(__import__("json").loads(done.stdout.strip().splitlines()[-1]))
-    (stages, compiled, here), (stages_again, compiled_again, here_again) = runs
+    (stages, compiled, here), (stages_again, compiled_again, here_again) = run_twice_on_a_copy(
+        tmp_path, script)
     kernels = "ludo_flow.tolkuchka.kernels."
     assert stages == 1  # one stage of two tasks
     assert {kernels + "legal_actions", kernels + "apply", kernels + "perft"} <= set(compiled)
