@@ -532,16 +532,17 @@ def helper_stages(game, specs, absent):
        would otherwise compile again; the game's `candidate_actions` if it has one (alpha-beta's
        move generation); and the end-of-game kernels (`result`, `termination`, `is_terminal`).
        With no agent to compile for (perft), an engine expected to take `SPLIT_ENGINE_SECONDS`
-       or more is split instead: `legal_actions` here, `apply` in the helper.
+       or more is split instead: `apply`, the longer half, here and `legal_actions` in the
+       helper.
     2. The searches, one task per kind, each finding the engine and evaluations in the cache:
        the kind expected to take longest (`AGENT_SECONDS`) here, where nothing is loaded again
        afterwards and no helper's start-up is waited for, the others in helpers.
 
     Splitting the engine costs CPU time: its halves share most of their callees (the current's
     wash and loop search), which both processes compile, and a helper starts a Python and numba
-    of its own (about 1.5 s). With this process compiling one half it still shortens Flow's
-    first perft by about 1 s on the 2-core VM, while Tolkuchka's short engine gains nothing
-    (docs/benchmarks.md, "Compile time")."""
+    of its own (about 1.5 s). With this process compiling the longer half it still shortens
+    Flow's first perft by about 1.5 s on the 2-core VM, while Tolkuchka's short engine gains
+    nothing (docs/benchmarks.md, "Compile time")."""
     from agents.registry import parse_spec
     legal = ["legal_actions", "state", "int32[]"]
     apply = ["apply", "state", "int64", "state"]
@@ -566,7 +567,7 @@ def helper_stages(game, specs, absent):
         first.append({"kernels": beside})
     elif engine_absent and (ENGINE_SECONDS.get(game.name, ENGINE_SECONDS["flow"])
                             >= SPLIT_ENGINE_SECONDS):
-        first = [{"kernels": [legal]}, {"kernels": [apply]}]
+        first = [{"kernels": [apply]}, {"kernels": [legal]}]  # the longer half here
     stages = [stage for stage in (first, [{"specs": by_kind[k]} for k in kinds]) if stage]
     return stages if any(len(stage) > 1 for stage in stages) else []
 

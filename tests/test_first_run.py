@@ -147,9 +147,9 @@ def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_pa
 
 def test_a_split_first_run_compiles_one_half_here_and_leaves_a_complete_cache(tmp_path):
     # warm() with the engine split (forced for Tolkuchka's short engine, to keep the test
-    # quick): legal_actions compiles in this process while a helper compiles apply into a
-    # private cache that is merged; this process then loads apply and compiles perft, and a
-    # second process compiles nothing at all.
+    # quick): apply compiles in this process while a helper compiles legal_actions into a
+    # private cache that is merged; this process then loads legal_actions and compiles perft,
+    # and a second process compiles nothing at all.
     script = ("import io, json, ludo_flow; from ludo_flow import cache; "
               "game = ludo_flow.load_game('tolkuchka'); "
               "cache.ENGINE_SECONDS['tolkuchka'] = cache.SPLIT_ENGINE_SECONDS; "
@@ -162,8 +162,8 @@ def test_a_split_first_run_compiles_one_half_here_and_leaves_a_complete_cache(tm
     kernels = "ludo_flow.tolkuchka.kernels."
     assert stages == 1  # one stage of two tasks
     assert {kernels + "legal_actions", kernels + "apply", kernels + "perft"} <= set(compiled)
-    assert kernels + "legal_actions" in here and kernels + "perft" in here
-    assert kernels + "apply" not in here  # the helper's, loaded from the merged cache
+    assert kernels + "apply" in here and kernels + "perft" in here
+    assert kernels + "legal_actions" not in here  # the helper's, loaded from the merged cache
     assert stages_again == 0 and compiled_again == [] and here_again == []
 
 
@@ -202,7 +202,8 @@ def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side
 
 
 def test_perft_splits_a_long_engine_between_this_process_and_a_helper(monkeypatch):
-    # Flow's engine (ENGINE_SECONDS 8) is split: legal_actions here, apply in a helper.
+    # Flow's engine (ENGINE_SECONDS 8) is split: apply (the longer half, with the current)
+    # here, legal_actions in a helper.
     # Tolkuchka's short one compiles here alone: a helper's start-up would eat the gain.
     import ludo_flow
     monkeypatch.setattr(cache, "is_cached", lambda function: False)
@@ -210,8 +211,8 @@ def test_perft_splits_a_long_engine_between_this_process_and_a_helper(monkeypatc
     seconds = cache.ENGINE_SECONDS
     assert seconds["flow"] >= cache.SPLIT_ENGINE_SECONDS > seconds["tolkuchka"]
     assert cache.helper_stages(flow, (), cache._parts(flow, True, ())) == [
-        [{"kernels": [["legal_actions", "state", "int32[]"]]},
-         {"kernels": [["apply", "state", "int64", "state"]]}]]
+        [{"kernels": [["apply", "state", "int64", "state"]]},
+         {"kernels": [["legal_actions", "state", "int32[]"]]}]]
     assert cache.helper_stages(tolkuchka, (), cache._parts(tolkuchka, True, ())) == []
 
 
