@@ -133,7 +133,11 @@ def run_child(root, game, entry, cache_base):
 
 def time_cli(root, args, cache_base):
     """Return (wall seconds, CPU seconds, stderr) of one `ludo-flow ARGS` process caching under
-    `cache_base`."""
+    `cache_base`. Each `{new}` in ARGS becomes the path of a file not yet there (a tournament's
+    records: `--out {new}`), so one command line can run again."""
+    if any("{new}" in a for a in args):
+        folder = tempfile.mkdtemp(dir=cache_base, prefix="new-")
+        args = [a.replace("{new}", os.path.join(folder, "new")) for a in args]
     start, cpu = time.perf_counter(), children_cpu()
     done = subprocess.run(cli_command(*args), cwd=root, env=child_env(root, cache_base),
                           capture_output=True, text=True, check=False)

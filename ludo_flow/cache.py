@@ -525,15 +525,16 @@ def helper_stages(game, specs, absent):
     once all are done. [] (compile it all here, one thing after another) when no stage has
     two tasks.
 
-    1. The engine's roots `legal_actions` and `apply` here. At the same time, in a helper, the
-       kernels that agents and a game played through the State layer call beside them, which
-       need little of the engine (what they share with it, that helper compiles too): the
-       evaluations the searches score positions by (`evaluation_kernels`), which every search
-       would otherwise compile again; the game's `candidate_actions` if it has one (alpha-beta's
-       move generation); and the end-of-game kernels (`result`, `termination`, `is_terminal`).
-       With no agent to compile for (perft), an engine expected to take `SPLIT_ENGINE_SECONDS`
-       or more is split instead: `apply`, the longer half, here and `legal_actions` in the
-       helper.
+    1. The engine's roots `legal_actions` and `apply` here, and, when a game is played, the
+       end-of-game kernels (`result`, `termination`, `is_terminal`), which share `apply`'s test
+       for a lost game. At the same time, in a helper, the kernels that the searches call beside
+       them, which need little of the engine (what they share with it, that helper compiles
+       too): the evaluations the searches score positions by (`evaluation_kernels`), which
+       every search would otherwise compile again, and the game's `candidate_actions` if it has
+       one (alpha-beta's move generation). With nothing to compile beside the engine (perft,
+       random agents), an engine expected to take `SPLIT_ENGINE_SECONDS` or more is split
+       instead: `apply` (the longer half) and the end-of-game kernels here, `legal_actions` in
+       the helper; a shorter one compiles here with the end-of-game kernels in the helper.
     2. The searches, one task per kind, each finding the engine and evaluations in the cache:
        the kind expected to take longest (`AGENT_SECONDS`) here, where nothing is loaded again
        afterwards and no helper's start-up is waited for, the others in helpers.
@@ -559,15 +560,21 @@ def helper_stages(game, specs, absent):
     beside = [[name, "state"] for name in evaluation_kernels(game, specs)]
     if "alphabeta" in by_kind and hasattr(game.kernels, "candidate_actions"):  # its move generation
         beside.append(["candidate_actions", "state", "int32[]"])
-    if _agent_kinds(specs):  # a game is played: it ends
-        beside += [["is_terminal", "state"], ["termination", "state"], ["result", "state"]]
     beside = [k for k in beside if is_cached(getattr(game.kernels, k[0])) is False]
-    first = [{"kernels": [legal, apply]}] if engine_absent else []
+    # A game played to its end asks the end-of-game kernels, which share `apply`'s end test
+    # (Flow's `_any_legal_step`): they compile here, with it.
+    ending = [["is_terminal", "state"], ["termination", "state"], ["result", "state"]]
+    ending = [k for k in ending if _agent_kinds(specs) and is_cached(getattr(game.kernels, k[0])) is False]
+    here = ([legal, apply] if engine_absent else []) + ending
     if beside:
-        first.append({"kernels": beside})
+        first = ([{"kernels": here}] if here else []) + [{"kernels": beside}]
     elif engine_absent and (ENGINE_SECONDS.get(game.name, ENGINE_SECONDS["flow"])
                             >= SPLIT_ENGINE_SECONDS):
-        first = [{"kernels": [apply]}, {"kernels": [legal]}]  # the longer half here
+        first = [{"kernels": [apply] + ending}, {"kernels": [legal]}]  # the longer half here
+    elif engine_absent and ending:  # a short engine: the end-of-game kernels beside it
+        first = [{"kernels": [legal, apply]}, {"kernels": ending}]
+    else:
+        first = [{"kernels": here}] if here else []
     stages = [stage for stage in (first, [{"specs": by_kind[k]} for k in kinds]) if stage]
     return stages if any(len(stage) > 1 for stage in stages) else []
 

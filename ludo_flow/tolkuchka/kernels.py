@@ -143,7 +143,8 @@ def singles(board):
     return board & ~neighbours(board)
 
 
-@njit(cache=True)
+# The state's constructors are plain numpy, not jitted: the Python layer calls them once per
+# position it builds, and compiling them cost a first run about half a second.
 def new_state(quiet_plies, max_plies):
     """Return an empty state (no checkers, White to move, no ko, counters at 0)."""
     s = np.zeros(STATE_SIZE, dtype=np.uint64)
@@ -152,7 +153,6 @@ def new_state(quiet_plies, max_plies):
     return s
 
 
-@njit(cache=True)
 def standard_state(quiet_plies, max_plies):
     """Return the page's standard setup with White to move."""
     s = new_state(quiet_plies, max_plies)
