@@ -21,6 +21,7 @@ retry plays twice is written once. `resume=True` skips the ids already in the fi
 killed at any moment loses no finished game and counts none twice.
 """
 import dataclasses
+import gc
 import hashlib
 import json
 import math
@@ -611,8 +612,9 @@ def _worker_main(conn, heartbeat, game_spec, move_limit):
         try:
             slot = conn.recv()
         except EOFError:
-            return
+            slot = None
         if slot is None:
+            gc.freeze()  # the shutdown's collections skip numba's objects (ludo_flow.cli.command)
             return
         try:
             fields = play_slot(game_spec, slot, move_limit, on_think)

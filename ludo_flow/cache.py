@@ -384,14 +384,15 @@ ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
 _AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
                 "alphabeta": "the alpha-beta search"}
 # First-run wall seconds on the idle 2-core development VM (benchmarks/bench_compile_versions.py,
-# 2026-12-02, docs/benchmarks.md "Compile time"): the engine and perft, and each kind of agent
-# beyond the engine (Flow's tournament about 22 s, Tolkuchka's 18 s). Used only to tell a user
-# roughly how long to wait, and to choose the search a first run compiles in this process (the
-# longest); a game not listed is told Flow's figures.
-ENGINE_SECONDS = {"flow": 8, "tolkuchka": 4}
+# 2026-12-02, docs/benchmarks.md "Compile time"): the engine and perft as scheduled (Flow's split
+# between this process and a helper), and each kind of agent beyond the engine, compiled in the
+# second stage (Flow's tournament 16-20 s, Tolkuchka's 13-14 s). Used only to tell a user roughly
+# how long to wait, and to choose the search a first run compiles in this process (the longest);
+# a game not listed is told Flow's figures.
+ENGINE_SECONDS = {"flow": 6, "tolkuchka": 4}
 SPLIT_ENGINE_SECONDS = 6  # an engine expected to compile this long is split in two (helper_stages)
-AGENT_SECONDS = {"flow": {"random": 1, "mcts": 8, "alphabeta": 13},
-                 "tolkuchka": {"random": 1, "mcts": 8, "alphabeta": 12}}
+AGENT_SECONDS = {"flow": {"random": 1, "mcts": 6, "alphabeta": 11},
+                 "tolkuchka": {"random": 1, "mcts": 5, "alphabeta": 8}}
 
 
 def entry_specs(entry):
@@ -617,7 +618,9 @@ from ludo_flow import cache
 spec, task, start = json.loads(sys.argv[1])
 game = ludo_flow.load_game(spec["game"], spec["variant"], **spec["params"])
 cache.run_helper_task(game, task, start)
-print(json.dumps({k: v[1] for k, v in cache.compile_counts().items() if v[1]}))
+print(json.dumps({k: v[1] for k, v in cache.compile_counts().items() if v[1]}), flush=True)
+import gc
+gc.freeze()  # a shutdown that skips numba's objects: 0.3 s sooner (see cli.command)
 """
 
 

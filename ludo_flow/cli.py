@@ -5,6 +5,7 @@ Every subcommand that starts from a position takes the same options (`--variant`
 never a traceback.
 """
 import argparse
+import gc
 import os
 import shlex
 import sys
@@ -430,5 +431,18 @@ def main(argv=None):
     return 0
 
 
+def command():
+    """The `ludo-flow` console script (and `python -m ludo_flow.cli`): run `main`, exit with its status.
+
+    `gc.freeze()` first moves every object to the permanent generation, so the garbage
+    collections of the interpreter's shutdown skip the hundreds of thousands of objects numba
+    keeps (its types and compiled functions): they cost every command about a quarter of a
+    second after its work was done (0.69-0.80 s against 0.46-0.57 s for a cached `perft flow
+    --depth 1`, three runs each). Nothing else changes: exit handlers run, objects are freed."""
+    status = main()
+    gc.freeze()
+    sys.exit(status)
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    command()
