@@ -526,16 +526,18 @@ def helper_stages(game, specs, absent):
     once all are done. [] (compile it all here, one thing after another) when no stage has
     two tasks.
 
-    1. The engine's roots `legal_actions` and `apply` here, and, when a game is played, the
-       end-of-game kernels (`result`, `termination`, `is_terminal`), which share `apply`'s test
-       for a lost game. At the same time, in a helper, the kernels that the searches call beside
-       them, which need little of the engine (what they share with it, that helper compiles
-       too): the evaluations the searches score positions by (`evaluation_kernels`), which
-       every search would otherwise compile again, and the game's `candidate_actions` if it has
-       one (alpha-beta's move generation). With nothing to compile beside the engine (perft,
-       random agents), an engine expected to take `SPLIT_ENGINE_SECONDS` or more is split
-       instead: `apply` (the longer half) and the end-of-game kernels here, `legal_actions` in
-       the helper; a shorter one compiles here with the end-of-game kernels in the helper.
+    1. The engine's roots `legal_actions` and `apply` here. At the same time, in a helper, the
+       kernels that the searches call beside them, which need little of the engine (what they
+       share with it, that helper compiles too): the evaluations the searches score positions
+       by (`evaluation_kernels`), which every search would otherwise compile again, and the
+       game's `candidate_actions` if it has one and alpha-beta plays (its move generation).
+       When a game is played, the end-of-game kernels (`result`, `termination`,
+       `is_terminal`) compile in the helper beside evaluations alone, here (after the engine,
+       whose test for a lost game they share) when the helper has the candidates too. With
+       nothing to compile beside the engine (perft, random agents), an engine expected to take
+       `SPLIT_ENGINE_SECONDS` or more is split instead: `apply` (the longer half) and the
+       end-of-game kernels here, `legal_actions` in the helper; a shorter one compiles here
+       with the end-of-game kernels in the helper.
     2. The searches, one task per kind, each finding the engine and evaluations in the cache:
        the kind expected to take longest (`AGENT_SECONDS`) here, where nothing is loaded again
        afterwards and no helper's start-up is waited for, the others in helpers.
@@ -562,10 +564,15 @@ def helper_stages(game, specs, absent):
     if "alphabeta" in by_kind and hasattr(game.kernels, "candidate_actions"):  # its move generation
         beside.append(["candidate_actions", "state", "int32[]"])
     beside = [k for k in beside if is_cached(getattr(game.kernels, k[0])) is False]
-    # A game played to its end asks the end-of-game kernels, which share `apply`'s end test
-    # (Flow's `_any_legal_step`): they compile here, with it.
+    # A game played to its end asks the end-of-game kernels. They share `apply`'s end test
+    # (Flow's `_any_legal_step`), so they compile here with the engine when the helper also has
+    # alpha-beta's candidate generation to compile; beside the evaluations alone the helper has
+    # the time for them (Flow, each in a new process: the engine 6.0 s, with them 6.6 s; the
+    # evaluation 3.1 s, with the candidates 5.1 s, with both 6.7 s).
     ending = [["is_terminal", "state"], ["termination", "state"], ["result", "state"]]
     ending = [k for k in ending if _agent_kinds(specs) and is_cached(getattr(game.kernels, k[0])) is False]
+    if beside and all(k[0] != "candidate_actions" for k in beside):
+        beside, ending = beside + ending, []
     here = ([legal, apply] if engine_absent else []) + ending
     if beside:
         first = ([{"kernels": here}] if here else []) + [{"kernels": beside}]

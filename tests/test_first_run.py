@@ -170,8 +170,9 @@ def test_a_split_first_run_compiles_one_half_here_and_leaves_a_complete_cache(tm
 
 def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side_by_side(monkeypatch):
     # First the engine and the end-of-game kernels here and beside them, in a helper, the
-    # searches' evaluations and candidate generation; then the longest search here and the
-    # other kinds in helpers. Nothing to do side by side: everything here.
+    # searches' evaluations and alpha-beta's candidate generation (with evaluations alone the
+    # helper takes the end-of-game kernels); then the longest search here and the other kinds
+    # in helpers. Nothing to do side by side: everything here.
     import ludo_flow
     game = ludo_flow.load_game("flow")
     monkeypatch.setattr(cache, "is_cached", lambda function: False)  # as on a first run
@@ -187,11 +188,13 @@ def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side
     mixed = specs + ("mcts:eval=hand",)
     (_, beside), _ = cache.helper_stages(game, mixed, cache._parts(game, True, mixed))
     assert [k[0] for k in beside["kernels"]] == ["evaluate_tuned", "evaluate", "candidate_actions"]
-    # One kind of search: its evaluation beside the engine, then the search here alone; MCTS
-    # generates no candidates.
+    # One kind of search: its evaluation and the end-of-game kernels beside the engine, then
+    # the search here alone; MCTS generates no candidates.
     one = cache.helper_stages(game, specs[:2], cache._parts(game, True, specs[:2]))
     assert [[list(t) for t in stage] for stage in one] == [[["kernels"], ["kernels"]], [["specs"]]]
-    assert [k[0] for k in one[0][1]["kernels"]] == ["evaluate_tuned"]
+    assert [k[0] for k in one[0][0]["kernels"]] == ["legal_actions", "apply"]
+    assert [k[0] for k in one[0][1]["kernels"]] == [
+        "evaluate_tuned", "is_terminal", "termination", "result"]
     # Random agents only: nothing beside the engine, so Flow's long engine is split as for
     # perft, the end-of-game kernels here with `apply`; Tolkuchka's short one compiles here
     # with the end-of-game kernels in the helper.
@@ -203,12 +206,12 @@ def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side
     assert [k[0] for k in here["kernels"]] == ["legal_actions", "apply"]
     assert [k[0] for k in helper["kernels"]] == ["is_terminal", "termination", "result"]
     # The engine in the cache, the end-of-game kernels not: they compile here.
-    monkeypatch.setattr(cache, "is_cached", lambda function: False if function.__name__ in (
-        "is_terminal", "termination", "result", "evaluate_tuned") else True)
-    (here, helper), search = cache.helper_stages(game, specs[:2], cache._parts(game, False, specs[:2])[1:])
+    monkeypatch.setattr(cache, "is_cached", lambda function: function.__name__ not in (
+        "is_terminal", "termination", "result", "evaluate_tuned", "candidate_actions"))
+    (here, helper), searches = cache.helper_stages(game, specs, cache._parts(game, False, specs)[1:])
     assert [k[0] for k in here["kernels"]] == ["is_terminal", "termination", "result"]
-    assert [k[0] for k in helper["kernels"]] == ["evaluate_tuned"]
-    assert search == [{"specs": [specs[1]]}]
+    assert [k[0] for k in helper["kernels"]] == ["evaluate_tuned", "candidate_actions"]
+    assert [task["specs"] for task in searches] == [list(specs[2:]), [specs[1]]]
     # Everything in the cache: nothing to do.
     monkeypatch.setattr(cache, "is_cached", lambda function: True)
     assert cache.helper_stages(game, specs, []) == []
