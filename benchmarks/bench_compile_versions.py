@@ -43,7 +43,9 @@ def main():
     parser.add_argument("--before", required=True, help="the other source tree (a checkout)")
     parser.add_argument("--game", nargs="+", default=["flow"])
     parser.add_argument("--entry", nargs="*", default=["perft"], choices=bench_compile.ENTRY_POINTS)
-    parser.add_argument("--cli", nargs="*", default=[], help="ludo-flow command lines to time ({new}: a new file path each run, e.g. --out {new})")
+    parser.add_argument("--cli", nargs="*", default=[],
+                        help="ludo-flow command lines to time ({new}: a new file path each run, "
+                             "e.g. --out {new})")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=None,
                         help="LUDO_FLOW_COMPILE_JOBS for every process (default: the library's)")

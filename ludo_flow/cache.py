@@ -569,8 +569,10 @@ def helper_stages(game, specs, absent):
     # alpha-beta's candidate generation to compile; beside the evaluations alone the helper has
     # the time for them (Flow, each in a new process: the engine 6.0 s, with them 6.6 s; the
     # evaluation 3.1 s, with the candidates 5.1 s, with both 6.7 s).
-    ending = [["is_terminal", "state"], ["termination", "state"], ["result", "state"]]
-    ending = [k for k in ending if _agent_kinds(specs) and is_cached(getattr(game.kernels, k[0])) is False]
+    ending = []
+    if _agent_kinds(specs):
+        ending = [[name, "state"] for name in ("is_terminal", "termination", "result")
+                  if is_cached(getattr(game.kernels, name)) is False]
     if beside and all(k[0] != "candidate_actions" for k in beside):
         beside, ending = beside + ending, []
     here = ([legal, apply] if engine_absent else []) + ending
@@ -619,14 +621,13 @@ def run_helper_task(game, task, start=None):
 
 
 _HELPER = r"""
-import json, sys
+import gc, json, sys
 import ludo_flow
 from ludo_flow import cache
 spec, task, start = json.loads(sys.argv[1])
 game = ludo_flow.load_game(spec["game"], spec["variant"], **spec["params"])
 cache.run_helper_task(game, task, start)
 print(json.dumps({k: v[1] for k, v in cache.compile_counts().items() if v[1]}), flush=True)
-import gc
 gc.freeze()  # a shutdown that skips numba's objects: 0.3 s sooner (see cli.command)
 """
 

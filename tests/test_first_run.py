@@ -218,7 +218,7 @@ def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side
 
 
 def test_perft_splits_a_long_engine_between_this_process_and_a_helper(monkeypatch):
-    # Flow's engine (ENGINE_SECONDS 8) is split: apply (the longer half, with the current)
+    # Flow's engine (ENGINE_SECONDS 6, the split's figure) is split: apply (the longer half, with the current)
     # here, legal_actions in a helper.
     # Tolkuchka's short one compiles here alone: a helper's start-up would eat the gain.
     import ludo_flow
