@@ -3,7 +3,7 @@
     python benchmarks/bench_compile.py [--game flow|tolkuchka ...] [--entry perft play ...]
                                        [--no-cli] [--top 8] [--jobs N]
 
-Each entry point (`perft`: the engine and perft; `play`: the engine and the random agent, what
+Each entry point (`perft`: the engine and perft, what a perft deeper than 1 compiles; `play`: the engine and the random agent, what
 `ludo-flow play` runs; `mcts`; `alphabeta`; `tournament`: what a tournament worker runs for the
 default tournament's agents) is warmed by `ludo_flow.cache.warm` in a new process with a new,
 empty cache folder (first run: numba compiles), then again in a second process on that folder
@@ -15,7 +15,8 @@ first run compiles independent parts in helper processes (`ludo_flow.cache.compi
 `--jobs N` sets LUDO_FLOW_COMPILE_JOBS for every process, 1 for none): the CPU seconds then
 count the helpers too, and the per-function breakdown is of the main process only (run with
 `--jobs 1` for the whole breakdown). Then
-the command lines `ludo-flow perft GAME --depth 1` and the issue's
+the command lines `ludo-flow perft GAME --depth 1` (which compiles the move generator alone:
+it counts the legal actions) and the issue's
 `ludo-flow play flow --white mcts:simulations=500 --black alphabeta:depth=3` are timed as a
 user runs them, wall clock of the whole process, first run and second run (`--no-cli` skips them).
 

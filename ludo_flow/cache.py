@@ -390,6 +390,7 @@ _AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
 # how long to wait, and to choose the search a first run compiles in this process (the longest);
 # a game not listed is told Flow's figures.
 ENGINE_SECONDS = {"flow": 6, "tolkuchka": 4}
+MOVES_SECONDS = {"flow": 4, "tolkuchka": 2}  # the move generator alone (`warm(moves_only=True)`)
 SPLIT_ENGINE_SECONDS = 6  # an engine expected to compile this long is split in two (helper_stages)
 AGENT_SECONDS = {"flow": {"random": 1, "mcts": 6, "alphabeta": 11},
                  "tolkuchka": {"random": 1, "mcts": 5, "alphabeta": 8}}
@@ -422,18 +423,21 @@ def _agent_kinds(specs):
     return kinds
 
 
-def _parts(game, perft, specs):
+def _parts(game, perft, specs, moves_only=False):
     """Return [(words, rough first-run seconds, key jitted functions)] of what a warm-up compiles:
-    the engine (with perft), then each kind of agent. A part whose key functions are not all
-    in the cache will be compiled."""
+    the engine (with perft; only its move generator if `moves_only`), then each kind of agent.
+    A part whose key functions are not all in the cache will be compiled."""
     k = game.kernels
-    names = ("legal_actions", "apply") + (("perft",) if perft else ())
-    names += ("is_terminal", "termination") if specs else ()  # a game played to its end
+    if moves_only:
+        names, words, seconds = ("legal_actions",), "move generator", MOVES_SECONDS
+    else:
+        names = ("legal_actions", "apply") + (("perft",) if perft else ())
+        names += ("is_terminal", "termination") if specs else ()  # a game played to its end
+        words, seconds = "engine" + (" and perft" if perft else ""), ENGINE_SECONDS
     engine = [getattr(k, n, None) for n in names]
-    seconds = ENGINE_SECONDS.get(game.name, ENGINE_SECONDS["flow"])
     agent_seconds = AGENT_SECONDS.get(game.name, AGENT_SECONDS["flow"])
-    parts = [(f"the {game.name.capitalize()} engine" + (" and perft" if perft else ""),
-              seconds, engine)]
+    parts = [(f"the {game.name.capitalize()} {words}", seconds.get(game.name, seconds["flow"]),
+              engine)]
     for kind in _agent_kinds(specs):
         functions = {}  # a search is compiled per game and per setting it binds (its evaluation)
         for spec in specs:
@@ -468,20 +472,27 @@ def _join(words):
     return words[0] if len(words) == 1 else ", ".join(words[:-1]) + " and " + words[-1]
 
 
-def warm(game, perft=False, specs=(), start=None, stream=None, jobs=None):
+def warm(game, perft=False, specs=(), start=None, stream=None, jobs=None, moves_only=False):
     """Compile (or load from the cache) the game's engine, perft and the agents of `specs`
     (playing a few cheap decisions from the position string `start`, default the start),
     announcing it on stderr if it compiles; return the `Compiling` record.
 
+    `moves_only`: only the move generator (`legal_actions`), for a command that lists or
+    counts the legal actions and plays none (perft at depth 1); no perft, no agents.
+
     On a first run, independent parts compile at once in up to `jobs` processes (default
     `compile_jobs()`): this one and helpers (`helper_stages`, `compile_in_helpers`); this
     process then loads what the helpers compiled."""
-    parts = _parts(game, perft, specs)
+    if moves_only and (perft or specs):
+        raise ValueError("warm(moves_only=True) compiles the move generator alone: "
+                         "it takes neither perft nor agent specs")
+    parts = _parts(game, perft, specs, moves_only)
     absent = [p for p in parts if any(is_cached(f) is False for f in p[2])]
     missing = absent or parts
     functions = [f for p in parts for f in p[2]]
     jobs = compile_jobs() if jobs is None else jobs
-    stages = helper_stages(game, specs, absent) if absent and jobs > 1 else []
+    # one kernel has nothing to compile beside it: a helper's start-up would only cost time
+    stages = helper_stages(game, specs, absent) if absent and jobs > 1 and not moves_only else []
     seconds = wait_seconds(sum(p[1] for p in missing if p is parts[0]),
                            [p[1] for p in missing if p is not parts[0]], bool(stages))
     helped = {}
@@ -492,6 +503,8 @@ def warm(game, perft=False, specs=(), start=None, stream=None, jobs=None):
         state = game.new_initial_state() if start is None else game.from_string(start)
         if perft:
             game.kernels.perft(state.array, 1)
+        if moves_only:
+            state.legal_actions()
         specs = [s for s in specs if _agent_kinds([s])]
         if specs:
             from agents.tournament import warm_up

@@ -57,21 +57,30 @@ def state_from_args(args, game=None):
 
 
 def cmd_perft(args):
-    """Print perft (with --divide first each action, sorted by notation, and its count); the count last."""
+    """Print perft (with --divide first each action, sorted by notation, and its count); the count last.
+
+    At depth 1 perft is the number of legal actions, counted without playing them (as the perft
+    kernel does at its last ply, and python-chess's perft at depth 1): a first run then compiles
+    the move generator alone, not `apply` and the perft kernel."""
     if args.depth < 0:
         raise CommandError(f"--depth must be >= 0, got {args.depth}")
     game = game_from_args(args)
-    cache.warm(game, perft=True)
+    count_only = args.depth <= 1 and not args.after  # --after plays actions: the whole engine
+    if count_only:
+        cache.warm(game, moves_only=True)
+    else:
+        cache.warm(game, perft=True)
     state = state_from_args(args, game)
     k = state.kernels
     start = time.perf_counter()
     if args.divide and args.depth > 0:
         total = 0
         for a in sorted(state.legal_actions(), key=state.action_to_string):
-            child = state.child(a)
-            n = int(k.perft(child.array, args.depth - 1))
+            n = 1 if args.depth == 1 else int(k.perft(state.child(a).array, args.depth - 1))
             total += n
             print(f"{state.action_to_string(a)} {n}")
+    elif count_only:
+        total = len(state.legal_actions()) if args.depth == 1 else 1
     else:
         total = int(k.perft(state.array, args.depth))
     elapsed = time.perf_counter() - start

@@ -14,6 +14,8 @@ import time
 from pathlib import Path
 from types import SimpleNamespace
 
+import pytest
+
 from ludo_flow import cache
 
 REPO = Path(__file__).resolve().parent.parent
@@ -34,19 +36,37 @@ def test_perft_announces_its_first_compile_and_a_cached_start_is_silent(tmp_path
     for name in ("ludo_flow", "agents"):
         shutil.copytree(REPO / name, root / name, ignore=shutil.ignore_patterns("__pycache__"))
     base = tmp_path / "cache"
+    # depth 1 counts the legal actions: the move generator alone; depth 2 plays them
     first = ludo_flow_command(root, base, "perft", "flow", "--depth", "1")
     assert first.stdout.strip() == "41"
     lines = first.stderr.splitlines()
-    assert "compiling the Flow engine and perft" in lines[0], first.stderr
+    assert "compiling the Flow move generator" in lines[0], first.stderr
     assert "happens once" in lines[0] and "about" in lines[0] and str(base) in lines[0]
-    assert lines[-1].startswith("ludo-flow: compiled the Flow engine and perft in ")
+    assert lines[-1].startswith("ludo-flow: compiled the Flow move generator in ")
     second = ludo_flow_command(root, base, "perft", "flow", "--depth", "1")
     assert second.stdout.strip() == "41"
     assert second.stderr == ""
+    deeper = ludo_flow_command(root, base, "perft", "flow", "--depth", "2")
+    assert deeper.stdout.strip() == "1509"
+    lines = deeper.stderr.splitlines()
+    assert "compiling the Flow engine and perft" in lines[0], deeper.stderr
+    assert lines[-1].startswith("ludo-flow: compiled the Flow engine and perft in ")
+    assert ludo_flow_command(root, base, "perft", "flow", "--depth", "2").stderr == ""
     warmup = ludo_flow_command(root, base, "warmup", "flow", "--entry", "perft")
     assert warmup.stderr == ""
     assert warmup.stdout.splitlines()[0].startswith(f"# cache: {base}{os.sep}ludo_flow-")
     assert warmup.stdout.splitlines()[1].split()[:5] == ["flow", "perft", "loaded", "from", "the"]
+
+
+def test_a_warm_up_of_the_move_generator_alone_takes_no_perft_or_agents():
+    import ludo_flow
+    game = ludo_flow.load_game("tolkuchka")
+    (words, _, functions), = cache._parts(game, False, (), moves_only=True)
+    assert words == "the Tolkuchka move generator"
+    assert functions == [game.kernels.legal_actions]
+    for kwargs in ({"perft": True}, {"specs": ("random",)}):
+        with pytest.raises(ValueError, match="move generator alone"):
+            cache.warm(game, moves_only=True, **kwargs)
 
 
 def test_a_perft_start_imports_neither_the_agents_nor_xml():

@@ -53,6 +53,18 @@ def test_cli_perft_prints_the_count_last():
     assert out.returncode == 0 and out.stdout.strip().splitlines()[-1] == "1242"
 
 
+@pytest.mark.parametrize("depth", [0, 1])
+def test_cli_counts_depth_one_from_the_move_generator_as_the_kernel_does(depth):
+    # at depth <= 1 the command plays no action (it compiles the move generator alone)
+    state = ludo_flow.load_game("flow", "stones").new_initial_state()
+    out = run_cli("perft", "flow", "--variant", "stones", "--depth", str(depth), "--divide")
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.split("\n")[:-1]
+    assert int(lines[-1]) == int(state.kernels.perft(state.array, depth)) == [1, 16][depth]
+    if depth == 1:
+        assert lines[:-1] == sorted(f"{state.action_to_string(a)} 1" for a in state.legal_actions())
+
+
 def test_cli_divide_and_after_reach_a_choose_phase():
     out = run_cli("perft", "flow", "--after", "b2-b3", "--depth", "1", "--divide")
     assert out.returncode == 0
