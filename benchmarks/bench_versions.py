@@ -124,7 +124,8 @@ def main():
     os.environ["LUDO_FLOW_CACHE_DIR"] = os.path.join(folder, "cache")  # fresh: both compile
     os.environ.pop("NUMBA_CACHE_DIR", None)
     export(args.before, folder)
-    sys.path.insert(0, folder)
+    # "new" is the tree this script is in, even where another checkout is installed
+    sys.path[:0] = [folder, str(HERE.parent)]
     import agents
     import agents_before
     import ludo_flow

@@ -25,8 +25,8 @@ compiled or inlined there, keeps only that game's branch (numba prunes the other
 types or compiles anything of them; the raise goes too, as no other id can reach it). Called
 from Python with a plain int id, they keep every branch and the raise.
 
-The per-node functions a search calls (apply, current_player, result, evaluate, hash_key,
-candidate_actions, is_candidate, is_legal_candidate) are inlined into their caller, and
+The per-node functions a search calls (apply, current_player, result, evaluate, child_outcome,
+hash_key, candidate_actions, is_candidate, is_legal_candidate) are inlined into their caller, and
 the game kernels behind them are inlined into search loops only (`ludo_flow.inlining`): a
 call taking an array costs a reference-count round trip per array, and the call layers cost
 the alpha-beta search about a third of its speed. Long or rare parts stay calls on scalars
@@ -171,6 +171,31 @@ def evaluate(game, state, evaluation):
         if evaluation == TUNED:
             return np.float64(tolkuchka.evaluate_tuned(state))
         return np.float64(tolkuchka.evaluate(state))
+    raise ValueError(UNKNOWN_GAME)
+
+
+@game_jit(inline="always")
+def child_outcome(game, state, action, evaluation, out):
+    """Return (result, value) of the child the legal `action` leads to: its result code and,
+    White's view, 1.0 / -1.0 if it is won, else its evaluation by `evaluation` (a drawn
+    child's too). `out` is scratch (a state array): it may or may not receive the child.
+
+    Equal to `apply` into `out`, then `result` and `evaluate`; a game may skip writing the
+    child where it can score it from a few fields (Flow's steps that make no wall)."""
+    if evaluation != HAND and evaluation != TUNED:
+        raise ValueError(UNKNOWN_EVALUATION)
+    if game == FLOW:
+        return flow.child_outcome(state, np.int64(action), evaluation == TUNED, out)
+    elif game == TOLKUCHKA:
+        tolkuchka.apply(state, np.int64(action), out)
+        code = np.int64(tolkuchka.result(out))
+        if code == WHITE_WINS:
+            return code, 1.0
+        if code == BLACK_WINS:
+            return code, -1.0
+        if evaluation == TUNED:
+            return code, np.float64(tolkuchka.evaluate_tuned(out))
+        return code, np.float64(tolkuchka.evaluate(out))
     raise ValueError(UNKNOWN_GAME)
 
 

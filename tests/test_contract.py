@@ -108,6 +108,30 @@ def test_apply_in_place_equals_apply_into_a_new_array(case):
             assert np.array_equal(out, state.child(action).array)
 
 
+def _child_outcome_by_apply(entry, state, action, evaluation):
+    """Return (result, value) of a child as `dispatch.child_outcome` defines it, from `apply`."""
+    child = state.child(action).array
+    code = int(entry.kernels.result(child))
+    if code in (dispatch.WHITE_WINS, dispatch.BLACK_WINS):
+        return code, 1.0 if code == dispatch.WHITE_WINS else -1.0
+    return code, float(dispatch.evaluate(entry.game_id, child, evaluation))
+
+
+def test_child_outcome_equals_apply_then_result_and_evaluate(case):
+    entry, game = case
+    scratch = np.empty(entry.state_size, dtype=np.uint64)
+    codes = set()
+    for state in states_of(game):
+        for action in state.legal_actions():
+            for evaluation in (dispatch.HAND, dispatch.TUNED):
+                got = dispatch.child_outcome(entry.game_id, state.array, action, evaluation, scratch)
+                assert (int(got[0]), float(got[1])) == _child_outcome_by_apply(
+                    entry, state, action, evaluation), (state.to_string(), action)
+                codes.add(int(got[0]))
+    # the games end, so the children met include ending ones (every game's last action)
+    assert dispatch.ONGOING in codes and codes - {dispatch.ONGOING}
+
+
 @njit(cache=True)
 def _is_candidate_over_every_id(game, state, listed, action_space):
     """Return (ids reported that are not candidates, candidates reported) over every action id
@@ -394,8 +418,8 @@ def _dispatch_functions():
 
 def test_the_unknown_id_test_finds_the_dispatch_functions():
     assert {"legal_actions", "candidate_actions", "is_candidate", "is_legal_candidate", "apply", "result",
-            "current_player", "hash_key", "evaluate", "random_action", "playout_in_place",
-            "perft"} <= set(_dispatch_functions())
+            "current_player", "hash_key", "evaluate", "child_outcome", "random_action",
+            "playout_in_place", "perft"} <= set(_dispatch_functions())
 
 
 @pytest.mark.parametrize("name", sorted(_dispatch_functions()))
@@ -407,7 +431,7 @@ def test_an_unknown_game_id_is_an_error_not_another_games_kernels(name):
               "rng": new_rng(1), "buf": np.empty(dispatch.MAX_ACTIONS, dtype=np.int32), "max_plies": 1,
               "depth": 1, "evaluation": dispatch.HAND}
     params = list(inspect.signature(func.py_func).parameters)[1:]
-    if name == "apply":
+    if name in ("apply", "child_outcome"):
         values["out"] = state.copy()
     if name == "observation":
         values["out"] = np.empty(entry.observation_shape, dtype=np.float32)

@@ -218,3 +218,32 @@ def test_draw_at_max_turns():
 def test_draw_is_checked_before_the_loss_without_a_first_step():
     s = position("8/8/8/3p4/8/8/8/8 w 1 - 5", max_turns=5)
     assert s.is_terminal() and s.result_string() == "1/2-1/2"
+
+
+def test_child_outcome_meets_every_ending_as_apply_does():
+    # dispatch.child_outcome scores a child without writing it when its step makes no wall:
+    # held to apply + result + evaluation over every child of seeded random games short enough
+    # (max_turns=12) to meet each way a game ends, the rare ones included.
+    from ludo_flow import dispatch
+    import random
+    game_id = ludo_flow.load_game("flow").game_id
+    scratch = np.empty(K.STATE_SIZE, dtype=np.uint64)
+    endings = set()
+    for variant in ("standard", "stones", "fountain"):
+        game = ludo_flow.load_game("flow", variant, max_turns=12)
+        for seed in range(60):
+            rng = random.Random(seed)
+            s = game.new_initial_state()
+            while not s.is_terminal():
+                for a in s.legal_actions():
+                    child = s.child(a).array
+                    code = int(K.result(child))
+                    endings.add(int(K.termination(child)))
+                    for evaluation, kernel in ((dispatch.HAND, K.evaluate),
+                                               (dispatch.TUNED, K.evaluate_tuned)):
+                        value = {K.WHITE_WINS: 1.0, K.BLACK_WINS: -1.0}.get(code)
+                        expected = (code, kernel(child) if value is None else value)
+                        got = dispatch.child_outcome(game_id, s.array, a, evaluation, scratch)
+                        assert (int(got[0]), float(got[1])) == expected, (s.to_string(), a)
+                s.apply(rng.choice(s.legal_actions()))
+    assert endings == {K.NOT_OVER, K.FAR_EDGE, K.OPPONENT_FAR_EDGE, K.NO_FIRST_STEP, K.TURN_LIMIT}

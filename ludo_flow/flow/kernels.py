@@ -821,9 +821,13 @@ def evaluate(state):
     advancement counted in ranks from the side's own edge), White minus Black, through
     tanh(x / 4) (`bits.odd_tanh`). Loop-free: the most advanced piece is a bit scan, the advancement sum three
     popcounts."""
-    span = np.int64(state[HEIGHT]) - 1
-    white = state[WHITE]
-    black = state[BLACK]
+    return _hand_value(state[WHITE], state[BLACK], state[HEIGHT])
+
+
+@njit(cache=True, inline="always")
+def _hand_value(white, black, height):
+    """Return evaluate's value of the position given by its fields."""
+    span = np.int64(height) - 1
     w_count = popcount(white)
     b_count = popcount(black)
     w_best = msb(white) >> 3 if white else 0
@@ -923,6 +927,53 @@ def evaluate_tuned(state):
     so a search that inlines this keeps its node loop, and its compile time, as before."""
     return _tuned_value(state[WHITE], state[BLACK], state[DAMES], state[MASK], state[WIDTH],
                         state[HEIGHT], state[SIDE], state[STEP], state[PHASE], state[FIRST])
+
+
+@njit(cache=True, inline=into_search_loops)
+def child_outcome(state, action, tuned, out):
+    """Return (result, value) of the child the legal `action` leads to from `state`: its result
+    code (`result`) and, White's view, 1.0 / -1.0 if it is won, else its evaluation
+    (`evaluate_tuned` if `tuned`, else `evaluate`; a drawn child's too). `out` is scratch: it
+    may or may not receive the child.
+
+    Equal to `apply(state, action, out)` then `result(out)` and the evaluation of `out`. A
+    search that scores every child of a node (MCTS's priors) calls this: a step that makes no
+    wall, the common case, is scored from the child's fields without writing its state (48
+    words), which cost about a fifth of that scoring."""
+    if action < WASH_BASE:
+        to = action & 63
+        white, black, dames, knights = _stepped(state[WHITE], state[BLACK], state[DAMES],
+                                                state[KNIGHTS], action >> 6, to)
+        mask = state[MASK]
+        width = np.int64(state[WIDTH])
+        if wash_candidates(white | black, width, mask) == 0:  # at rest: apply's short path
+            step = state[STEP]
+            first = np.int64(to) if step == 1 else np.int64(state[FIRST])
+            height = state[HEIGHT]
+            code, side, step, first_piece, turns = _at_rest(
+                white, black, dames, mask, width, np.int64(height), state[SIDE], step,
+                uint64(first), state[TURNS], state[MAX_TURNS])
+            code = np.int64(code)
+            if code == ONGOING and step == 1:  # a new turn: what `result` asks of it
+                own = black if side else white
+                if not _any_legal_step(side, own, white, black, dames, mask, width):
+                    code = WHITE_WINS if side else BLACK_WINS
+            if code == WHITE_WINS:
+                return code, 1.0
+            if code == BLACK_WINS:
+                return code, -1.0
+            if tuned:
+                # the fields' types as evaluate_tuned passes them: one compiled signature
+                return code, _tuned_value(white, black, dames, mask, state[WIDTH], height, side,
+                                          step, uint64(PHASE_STEP), first_piece)
+            return code, _hand_value(white, black, height)
+    apply(state, action, out)
+    code = np.int64(result(out))
+    if code == WHITE_WINS:
+        return code, 1.0
+    if code == BLACK_WINS:
+        return code, -1.0
+    return code, evaluate_tuned(out) if tuned else evaluate(out)
 
 
 @njit(cache=True, inline="always")  # once per playout ply: no call, no refcount round trips
