@@ -941,12 +941,15 @@ def child_outcome(state, action, tuned, out):
     wall, the common case, is scored from the child's fields without writing its state (48
     words), which cost about a fifth of that scoring."""
     if action < WASH_BASE:
+        # apply's short path, repeated on purpose: a prologue shared with apply changed the
+        # register allocation of the searches that inline apply, and perft and alpha-beta
+        # measured slower (docs/benchmarks.md, "A prologue shared by apply and child_outcome")
         to = action & 63
         white, black, dames, knights = _stepped(state[WHITE], state[BLACK], state[DAMES],
                                                 state[KNIGHTS], action >> 6, to)
         mask = state[MASK]
         width = np.int64(state[WIDTH])
-        if wash_candidates(white | black, width, mask) == 0:  # at rest: apply's short path
+        if wash_candidates(white | black, width, mask) == 0:  # at rest
             step = state[STEP]
             first = np.int64(to) if step == 1 else np.int64(state[FIRST])
             height = state[HEIGHT]
