@@ -35,7 +35,7 @@ limit still sees that it was ahead (Tolkuchka's random games mostly end in the q
 
 Budgets: `simulations` and `time` (seconds); `memory` bounds the nodes: the tree starts at
 INITIAL_NODES and doubles when full (`Tree.grown`), and when it may not grow further the
-search stops cleanly and answers from what it has. `reuse=1` keeps the subtree of
+search stops cleanly and answers from what it has. `reuse=1` (the default) keeps the subtree of
 the position reached at the next move (found by comparing states, up to 16 plies down).
 Every `_CHECK_EVERY` simulations the search reads the clock (`clock.now`, with or without a
 time budget), which is also where a Ctrl-C is seen (`clock.Interrupts`): the search stops
@@ -528,41 +528,44 @@ def find_node(state, first_child, n_children, slot, pool, queue):
 
 @njit(cache=True)
 def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, visits, value,
-                 mover, player, proven, term, minimax, slot, pool, ctl, order, new_index):
+                 mover, player, proven, term, minimax, slot, pool, ctl, new_slot, new_index):
     """Make `new_root`'s subtree the whole tree (compacted to the front); return its size.
 
-    Kept nodes keep their relative order, and a node always has a higher index than its
-    ancestors, so moving node entries down in increasing order is safe in place. Pool slots
-    are handed out in the order nodes were expanded, which is not the order of their
-    indices, so the kept states move down in the order of their slots (a state moved in
-    index order could overwrite one not yet moved)."""
-    order[0] = new_root
-    k = 1
-    head = 0
-    while head < k:
-        x = order[head]
-        head += 1
-        f = first_child[x]
-        if f >= 0:
-            for ch in range(f, f + n_children[x]):
-                order[k] = ch
-                k += 1
-    kept = np.sort(order[:k])
+    Two sequential scans, no sort and no queue: a node always has a higher index than its
+    parent, so one pass over the indices from `new_root` up finds the kept nodes (those whose
+    parent is kept) in increasing order, and moving node entries down in that order is safe in
+    place. Pool slots are handed out in the order nodes were expanded, which is not the order
+    of their indices, so the kept states move down in the order of their slots (a state moved
+    in index order could overwrite one not yet moved). `new_slot` and `new_index` are work
+    arrays of at least the pool's rows and the tree's nodes. (The sort this replaced took
+    tens of milliseconds of each move's time at 1 s a move.)"""
+    n = ctl[NODES]
+    n_slots_before = ctl[SLOTS]
+    for r in range(n_slots_before):
+        new_slot[r] = -1
+    k = 0
+    for x in range(new_root, n):
+        p = parent[x]
+        if x == new_root or (p >= new_root and new_index[p] >= 0):
+            new_index[x] = k
+            k += 1
+            if slot[x] >= 0:
+                new_slot[slot[x]] = 0  # kept: numbered below
+        else:
+            new_index[x] = -1
     n_slots = 0
-    for i in range(k):
-        new_index[kept[i]] = i
-        if slot[kept[i]] >= 0:
-            order[n_slots] = slot[kept[i]]
-            n_slots += 1
-    old_slots = np.sort(order[:n_slots])
-    new_slot = np.empty(pool.shape[0], dtype=np.int64)
-    for r in range(n_slots):
-        new_slot[old_slots[r]] = r
-        if old_slots[r] != r:  # old_slots[r] >= r: never a row still to be moved
+    for r in range(n_slots_before):
+        if new_slot[r] < 0:
+            continue
+        new_slot[r] = n_slots
+        if r != n_slots:  # r > n_slots: never a row still to be moved
             for w in range(pool.shape[1]):  # not a slice assignment: see alphabeta.search
-                pool[r, w] = pool[old_slots[r], w]
-    for i in range(k):
-        x = kept[i]
+                pool[n_slots, w] = pool[r, w]
+        n_slots += 1
+    for x in range(new_root, n):
+        i = new_index[x]
+        if i < 0:
+            continue
         parent[i] = new_index[parent[x]] if i > 0 else -1
         action[i] = action[x]
         first_child[i] = new_index[first_child[x]] if first_child[x] >= 0 else -1
@@ -578,9 +581,23 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
         slot[i] = new_slot[slot[x]] if slot[x] >= 0 else -1
     ctl[NODES] = k
     ctl[SLOTS] = n_slots
-    ctl[ROOT_PROVEN] = 0
     ctl[MAX_DEPTH] = 0
     proven[0] = 0
+    # The new root may be decided by its kept children (as `_propagate` would have found had
+    # it been the root): then the search stops at once instead of sampling proven nodes.
+    ctl[ROOT_PROVEN] = 0
+    f = first_child[0]
+    if f >= 0:
+        all_lost = n_tried[0] >= n_children[0]
+        for ch in range(f, f + n_children[0]):
+            if proven[ch] == 1:
+                ctl[ROOT_PROVEN] = 1
+                all_lost = False
+                break
+            if proven[ch] != -1:
+                all_lost = False
+        if all_lost:
+            ctl[ROOT_PROVEN] = -1
     return k
 
 
@@ -643,8 +660,9 @@ class MCTSAgent(BaseAgent):
                         "and the minimax values: texel (evaluate_tuned, fitted to self-play) or "
                         "hand (the hand-set evaluate)",
                         choices=tuple(dispatch.EVALUATIONS)),
-        "reuse": Setting(int, 0, "1: keep the subtree of the next position between moves",
-                         low=0, high=1),
+        "reuse": Setting(int, 1, "1: keep the subtree of the position reached at the next "
+                         "move (found among the tree's stored states) and search on from it; "
+                         "0: a new tree every move", low=0, high=1),
         "memory": Setting(int, None, "the most nodes the tree may grow to (it starts at "
                           f"{INITIAL_NODES} and doubles when full; the search stops when it "
                           f"cannot grow); default {MAX_DEFAULT_NODES}, or less on a machine "
@@ -690,10 +708,12 @@ class MCTSAgent(BaseAgent):
                                                    plays_out=int(cutoff != 0))
 
     def reset(self, seed=None):
-        """Start a new game: forget the tree and reseed."""
+        """Start a new game: forget the tree (its arrays stay allocated, at the size they had
+        grown to, so a new game's moves do not pay for growing them again) and reseed."""
         self._rng = new_rng(self.options["seed"] if seed is None else seed)
-        self._tree = None
-        self._tree_game = None
+        if not hasattr(self, "_tree"):
+            self._tree = None
+            self._tree_game = None
         self._has_tree = False
 
     def memory_cap(self, state_size=None):
@@ -766,8 +786,9 @@ class MCTSAgent(BaseAgent):
             if node > 0:
                 new_index = np.empty(tree.max_nodes, dtype=np.int64)
                 reused = int(keep_subtree(node, *arrays, queue, new_index))
-            elif node == 0:
+            elif node == 0:  # the same position: the whole tree is kept
                 reused = int(tree.ctl[NODES])
+                tree.ctl[MAX_DEPTH] = 0  # `depth` is this search's, as after keep_subtree
         if reused == 0:
             make_root(array, *arrays)
         self._has_tree = True
@@ -784,7 +805,12 @@ class MCTSAgent(BaseAgent):
                     *tree.arrays(), sims - (int(ctl[SIMS]) - sims_before), deadline,
                     self.exploration(), draw_eval, cutoff, weight, solver, priors, self._rng,
                     self._scratch, self._buf, self._path)
-                if stop != STOP_MEMORY or ctl[INTERRUPTED] or not self._grow_tree():
+                if stop != STOP_MEMORY or ctl[INTERRUPTED]:
+                    break
+                if time.perf_counter() >= deadline:  # full as time ran out: growing it
+                    stop = STOP_TIME  # would only overrun the move's time
+                    break
+                if not self._grow_tree():
                     break
                 tree = self._tree  # the same tree (and ctl) in bigger arrays: search on
             ctl[RUNNING] = 0

@@ -441,6 +441,39 @@ def test_mcts_reuses_its_tree_and_counts_same_player_moves_right():
     assert all(-1 <= q <= 1 for _, _, q in agent.last_stats["visits"])
 
 
+def test_mcts_kept_subtree_with_a_proven_win_stops_at_once():
+    # A root proven won through a child of the same mover (Flow's first step, then the
+    # winning second step): the kept subtree's root is decided by its kept children, so the
+    # next search stops before its first simulation and plays the proven win.
+    game = ludo_flow.load_game("flow")
+    checked = 0
+    for s in random_states(game, seed=11, count=3000):
+        if checked >= 3:
+            break
+        agent = make_agent("mcts:simulations=2000,seed=3", game)
+        action = agent.select_action(s)
+        if agent.last_stats["proven"] != "win":
+            continue
+        after = s.child(action)
+        if after.is_terminal() or after.current_player() != s.current_player():
+            continue
+        second = agent.select_action(after)
+        stats = agent.last_stats
+        assert stats["reused_nodes"] > 1
+        assert stats["stopped"] == "root proven" and stats["simulations"] == 0
+        assert stats["proven"] == "win"
+        # The proof holds: the mover's next decisions (a wash choice may follow) win.
+        final = after.child(second)
+        for _ in range(8):
+            if final.is_terminal() or final.current_player() != s.current_player():
+                break
+            final = final.child(agent.select_action(final))
+            assert agent.last_stats["stopped"] in ("root proven", "single legal action")
+        assert final.is_terminal() and final.returns()[s.current_player()] > 0
+        checked += 1
+    assert checked >= 3
+
+
 @pytest.mark.parametrize("name, simulations", [("flow", 2000), ("tolkuchka", 5000)])
 def test_mcts_kept_tree_holds_the_right_states_move_after_move(name, simulations):
     # keep_subtree once moved the kept states down in the order of the nodes' indices, which
