@@ -35,7 +35,7 @@ limit still sees that it was ahead (Tolkuchka's random games mostly end in the q
 
 Budgets: `simulations` and `time` (seconds); `memory` bounds the nodes: the tree starts at
 INITIAL_NODES and doubles when full (`Tree.grown`), and when it may not grow further the
-search stops cleanly and answers from what it has. `reuse=1` (the default) keeps the subtree of
+search stops cleanly and answers from what it has. `reuse=1` keeps the subtree of
 the position reached at the next move (found by comparing states, up to 16 plies down).
 Every `_CHECK_EVERY` simulations the search reads the clock (`clock.now`, with or without a
 time budget), which is also where a Ctrl-C is seen (`clock.Interrupts`): the search stops
@@ -660,7 +660,7 @@ class MCTSAgent(BaseAgent):
                         "and the minimax values: texel (evaluate_tuned, fitted to self-play) or "
                         "hand (the hand-set evaluate)",
                         choices=tuple(dispatch.EVALUATIONS)),
-        "reuse": Setting(int, 1, "1: keep the subtree of the position reached at the next "
+        "reuse": Setting(int, 0, "1: keep the subtree of the position reached at the next "
                          "move (found among the tree's stored states) and search on from it; "
                          "0: a new tree every move", low=0, high=1),
         "memory": Setting(int, None, "the most nodes the tree may grow to (it starts at "

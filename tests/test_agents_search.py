@@ -450,7 +450,7 @@ def test_mcts_kept_subtree_with_a_proven_win_stops_at_once():
     for s in random_states(game, seed=11, count=3000):
         if checked >= 3:
             break
-        agent = make_agent("mcts:simulations=2000,seed=3", game)
+        agent = make_agent("mcts:simulations=2000,reuse=1,seed=3", game)
         action = agent.select_action(s)
         if agent.last_stats["proven"] != "win":
             continue
