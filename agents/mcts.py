@@ -583,21 +583,17 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
     ctl[SLOTS] = n_slots
     ctl[MAX_DEPTH] = 0
     proven[0] = 0
-    # The new root may be decided by its kept children (as `_propagate` would have found had
-    # it been the root): then the search stops at once instead of sampling proven nodes.
+    # The new root may be decided by its kept children: carried up from them as at an
+    # expansion, the search then stops at once instead of sampling proven nodes.
     ctl[ROOT_PROVEN] = 0
     f = first_child[0]
     if f >= 0:
-        all_lost = n_tried[0] >= n_children[0]
         for ch in range(f, f + n_children[0]):
-            if proven[ch] == 1:
-                ctl[ROOT_PROVEN] = 1
-                all_lost = False
-                break
-            if proven[ch] != -1:
-                all_lost = False
-        if all_lost:
-            ctl[ROOT_PROVEN] = -1
+            if proven[ch] != 0:
+                _propagate(ch, parent, first_child, n_children, n_tried, mover, player, proven,
+                           ctl)
+                if ctl[ROOT_PROVEN] != 0:
+                    break
     return k
 
 
@@ -626,6 +622,8 @@ class MCTSAgent(BaseAgent):
     thread only) and raises `SearchInterrupted` carrying the most visited root action."""
 
     agent_name = "mcts"
+    _tree = None  # allocated by the first search (`_tree_for`), kept by `reset`
+    _tree_game = None
     STATS_KEYS = ("simulations", "nodes", "depth", "time", "simulations_per_second",
                   "root_visits", "visits", "proven", "reused_nodes", "stopped")
     settings = {
@@ -711,9 +709,6 @@ class MCTSAgent(BaseAgent):
         """Start a new game: forget the tree (its arrays stay allocated, at the size they had
         grown to, so a new game's moves do not pay for growing them again) and reseed."""
         self._rng = new_rng(self.options["seed"] if seed is None else seed)
-        if not hasattr(self, "_tree"):
-            self._tree = None
-            self._tree_game = None
         self._has_tree = False
 
     def memory_cap(self, state_size=None):
