@@ -28,6 +28,14 @@ simulation replays at most one action.
   so a proven node is never sampled again; the search stops when the root is proven.
   Otherwise the move with most visits (not a proven loss) is played.
 
+`turn_order` (informed policy only; plain UCT keeps both orders): the tree holds a quiet
+Flow turn in one order of its two steps only. An inner node at a turn's second step drops
+the steps whose turn it would repeat (`dispatch.drop_transposed`: the other order, with the
+lower first step, reaches the same position), about a third of the second steps in random
+games, so the search does not split its simulations between two copies of one position. The
+root keeps every legal action (its first step is played); a kept root (`reuse=1`) gets back
+the children its expansion dropped.
+
 `policy=uct` is plain UCT: uniform random playouts to the end (`dispatch.playout_in_place`),
 scored +1 / 0 / -1, none of the five ideas. Under the informed policy a playout's draw counts
 `draw_eval * evaluate(final position)`, so a side that is ahead when the game runs into a draw
@@ -78,7 +86,13 @@ INFORMED_C, UCT_C = 0.3, 1.0
 # The `priors` argument of `run`: no priors; priors, a leaf scored at its first visit and
 # expanded at its second; priors, a leaf expanded at its first visit (setting expand=1).
 NO_PRIORS, PRIORS, PRIORS_EXPAND_FIRST = 0, 1, 2
-UCT_FIXED = ("cutoff", "minimax", "priors", "expand", "solver", "draw_eval", "eval")  # what policy=uct sets itself
+# A flag added to that argument (setting turn_order=1): an inner node drops the decisions whose
+# position the tree also reaches by another order of the same player's decisions
+# (`dispatch.drop_transposed`: Flow's two steps of a quiet turn).
+DROP_TRANSPOSED = 4
+PRIORS_MODES = 3  # the bits of the argument that give the priors mode
+UCT_FIXED = ("cutoff", "minimax", "priors", "expand", "solver", "draw_eval", "eval",
+             "turn_order")  # what policy=uct sets itself
 
 
 # Bytes a tree node takes in the Tree's arrays (parent, action, first_child, n_children,
@@ -258,6 +272,39 @@ def _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, t
                                        player[x], proven, minimax)
 
 
+@game_jit(inline="always")
+def _new_child(game, ch, node, a, me, s, parent, action, first_child, n_children, n_tried, visits,
+               value, mover, player, proven, term, minimax, slot, evaluation, draw_eval, solver,
+               priors, scratch):
+    """Make node `ch` a new child of `node` (state `s`, player `me` to move) by action `a`:
+    unvisited, unexpanded; with priors, scored by its evaluation, or by its result if it ends
+    the game (proven, with the solver, unless drawn); return None."""
+    parent[ch] = node
+    action[ch] = a
+    first_child[ch] = -1
+    n_children[ch] = 0
+    n_tried[ch] = 0
+    visits[ch] = 0
+    value[ch] = 0.0
+    mover[ch] = me
+    player[ch] = 0
+    proven[ch] = 0
+    term[ch] = 0
+    minimax[ch] = 0.0
+    slot[ch] = -1
+    if priors:  # (as apply, result and evaluate; Flow's usual step writes no state)
+        code, v = dispatch.child_outcome(game, s, a, evaluation, scratch)
+        if code == dispatch.ONGOING:
+            minimax[ch] = v
+        else:
+            term[ch] = code
+            if code == dispatch.DRAW:  # as _outcome_value scores a draw
+                v = draw_eval * v if draw_eval != 0.0 else 0.0
+            minimax[ch] = v
+            if solver and code != dispatch.DRAW:
+                proven[ch] = 1 if (code == dispatch.WHITE_WINS) == (me == 0) else -1
+
+
 @game_jit()
 def run(game, parent, action, first_child, n_children, n_tried, visits, value, mover, player,
         proven, term, minimax, slot, pool, ctl, sim_limit, deadline, c_uct, draw_eval, evaluation,
@@ -303,6 +350,8 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
         sqrt_log[k] = np.sqrt(np.log(k))
     # With priors an unvisited node's evaluation is known (its parent's expansion scored it),
     # so a first visit that only scored it again would learn nothing: it is expanded at once.
+    drop_transposed = (priors & DROP_TRANSPOSED) != 0
+    priors = priors & PRIORS_MODES
     expand_first = priors == PRIORS_EXPAND_FIRST
     done = 0
     countdown = _CHECK_EVERY
@@ -370,36 +419,17 @@ def _simulate(game, parent, action, first_child, n_children, n_tried, visits, va
                         leaf_expanded = True
                 s = pool[slot[node]]
                 n = dispatch.legal_actions(game, s, buf)
+                if drop_transposed and node != 0 and mover[node] == player[node]:
+                    # Not at the root: there the earlier decision of the turn is made.
+                    n = dispatch.drop_transposed(game, pool[slot[parent[node]]], s, action[node],
+                                                 buf, n)
                 _shuffle(buf, n, rng)
                 f = ctl[NODES]
                 me = player[node]
                 for i in range(n):
-                    ch = f + i
-                    parent[ch] = node
-                    action[ch] = buf[i]
-                    first_child[ch] = -1
-                    n_children[ch] = 0
-                    n_tried[ch] = 0
-                    visits[ch] = 0
-                    value[ch] = 0.0
-                    mover[ch] = me
-                    player[ch] = 0
-                    proven[ch] = 0
-                    term[ch] = 0
-                    minimax[ch] = 0.0
-                    slot[ch] = -1
-                    if priors:  # the child's evaluation, or its result if it ends the game
-                        # (as apply, result and evaluate; Flow's usual step writes no state)
-                        code, v = dispatch.child_outcome(game, s, buf[i], evaluation, scratch)
-                        if code == dispatch.ONGOING:
-                            minimax[ch] = v
-                        else:
-                            term[ch] = code
-                            if code == dispatch.DRAW:  # as _outcome_value scores a draw
-                                v = draw_eval * v if draw_eval != 0.0 else 0.0
-                            minimax[ch] = v
-                            if solver and code != dispatch.DRAW:
-                                proven[ch] = 1 if (code == dispatch.WHITE_WINS) == (me == 0) else -1
+                    _new_child(game, f + i, node, buf[i], me, s, parent, action, first_child,
+                               n_children, n_tried, visits, value, mover, player, proven, term,
+                               minimax, slot, evaluation, draw_eval, solver, priors, scratch)
                 first_child[node] = f
                 n_children[node] = n
                 # With priors every child has a value: UCT chooses among them from the start.
@@ -528,8 +558,11 @@ def find_node(state, first_child, n_children, slot, pool, queue):
 
 @njit(cache=True)
 def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, visits, value,
-                 mover, player, proven, term, minimax, slot, pool, ctl, new_slot, new_index):
-    """Make `new_root`'s subtree the whole tree (compacted to the front); return its size.
+                 mover, player, proven, term, minimax, slot, pool, ctl, new_slot, new_index,
+                 extra):
+    """Make `new_root`'s subtree the whole tree (compacted to the front), with `extra` unused
+    entries right after the root's children for children it lacks (`add_root_children` fills
+    them); return its size, the extra entries included. Call `prove_root` after.
 
     Two sequential scans, no sort and no queue: a node always has a higher index than its
     parent, so one pass over the indices from `new_root` up finds the kept nodes (those whose
@@ -540,6 +573,10 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
     arrays of at least the pool's rows and the tree's nodes. (The sort this replaced took
     tens of milliseconds of each move's time at 1 s a move.)"""
     n = ctl[NODES]
+    # The gap goes after the root's last child: every node keeps an index above its parent's.
+    last_root_child = first_child[new_root] + n_children[new_root] - 1
+    if first_child[new_root] < 0:
+        last_root_child = new_root
     n_slots_before = ctl[SLOTS]
     for r in range(n_slots_before):
         new_slot[r] = -1
@@ -549,6 +586,8 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
         if x == new_root or (p >= new_root and new_index[p] >= 0):
             new_index[x] = k
             k += 1
+            if x == last_root_child:
+                k += extra
             if slot[x] >= 0:
                 new_slot[slot[x]] = 0  # kept: numbered below
         else:
@@ -582,9 +621,36 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
     ctl[NODES] = k
     ctl[SLOTS] = n_slots
     ctl[MAX_DEPTH] = 0
+    return k
+
+
+@game_jit()
+def add_root_children(game, parent, action, first_child, n_children, n_tried, visits, value,
+                      mover, player, proven, term, minimax, slot, pool, ctl, actions, m,
+                      evaluation, draw_eval, solver, priors, rng, scratch):
+    """Give the expanded root the `m` new children `actions[:m]` (shuffled), in the entries
+    `keep_subtree(..., extra=m)` left after its children; return None.
+
+    A kept root was an inner node of the last search, whose expansion may have dropped
+    transposed decisions (`turn_order=1`): at the root they are the player's own choices."""
+    _shuffle(actions, m, rng)
+    f = first_child[0] + n_children[0]
+    s = pool[slot[0]]
+    for i in range(m):
+        _new_child(game, f + i, 0, actions[i], player[0], s, parent, action, first_child,
+                   n_children, n_tried, visits, value, mover, player, proven, term, minimax,
+                   slot, evaluation, draw_eval, solver, priors, scratch)
+    n_children[0] += m
+    if priors:
+        n_tried[0] = n_children[0]
+
+
+@njit(cache=True)
+def prove_root(parent, first_child, n_children, n_tried, mover, player, proven, ctl):
+    """Decide a kept root from its children, as an expansion does: carried up from its proven
+    children, a won or lost root stops the next search at once instead of its sampling proven
+    nodes; return None."""
     proven[0] = 0
-    # The new root may be decided by its kept children: carried up from them as at an
-    # expansion, the search then stops at once instead of sampling proven nodes.
     ctl[ROOT_PROVEN] = 0
     f = first_child[0]
     if f >= 0:
@@ -594,7 +660,6 @@ def keep_subtree(new_root, parent, action, first_child, n_children, n_tried, vis
                            ctl)
                 if ctl[ROOT_PROVEN] != 0:
                     break
-    return k
 
 
 class MCTSAgent(BaseAgent):
@@ -658,6 +723,11 @@ class MCTSAgent(BaseAgent):
                         "and the minimax values: texel (evaluate_tuned, fitted to self-play) or "
                         "hand (the hand-set evaluate)",
                         choices=tuple(dispatch.EVALUATIONS)),
+        "turn_order": Setting(int, 1, "1: an inner node of the tree drops the decisions whose "
+                              "position the tree also reaches by another order of the same "
+                              "player's decisions (Flow: of a quiet turn's two steps, only the "
+                              "order with the lower first step is kept; Tolkuchka: none)",
+                              low=0, high=1),
         "reuse": Setting(int, 0, "1: keep the subtree of the position reached at the next "
                          "move (found among the tree's stored states) and search on from it; "
                          "0: a new tree every move", low=0, high=1),
@@ -693,6 +763,8 @@ class MCTSAgent(BaseAgent):
         if o["policy"] == "uct":
             return -1, 0.0, NO_PRIORS, 0, 0.0, dispatch.HAND
         priors = NO_PRIORS if not o["priors"] else PRIORS_EXPAND_FIRST if o["expand"] else PRIORS
+        if o["turn_order"]:
+            priors |= DROP_TRANSPOSED
         return (o["cutoff"], o["minimax"], priors, o["solver"], o["draw_eval"],
                 dispatch.EVALUATIONS[o["eval"]])
 
@@ -760,6 +832,16 @@ class MCTSAgent(BaseAgent):
             "reused_nodes": reused, "stopped": stopped,
         }
 
+    def _dropped_at(self, node, legal):
+        """Return the legal actions (of the position of tree node `node`) that are not among
+        its children: those its expansion dropped as transposed (`turn_order=1`)."""
+        tree = self._tree
+        f, n = int(tree.first_child[node]), int(tree.n_children[node])
+        if f < 0 or n == len(legal):
+            return []
+        present = set(tree.action[f:f + n].tolist())
+        return [int(a) for a in legal if int(a) not in present]
+
     def select_action(self, state):
         """Return the most visited root action after the search (the state is not changed).
 
@@ -779,8 +861,17 @@ class MCTSAgent(BaseAgent):
             queue = np.empty(tree.max_nodes, dtype=np.int64)
             node = find_node(array, tree.first_child, tree.n_children, tree.slot, tree.pool, queue)
             if node > 0:
-                new_index = np.empty(tree.max_nodes, dtype=np.int64)
-                reused = int(keep_subtree(node, *arrays, queue, new_index))
+                missing = self._dropped_at(node, legal)
+                if int(tree.ctl[NODES]) + len(missing) <= tree.max_nodes:
+                    new_index = np.empty(tree.max_nodes, dtype=np.int64)
+                    reused = int(keep_subtree(node, *arrays, queue, new_index, len(missing)))
+                    if missing:
+                        _, _, priors, solver, draw_eval, evaluation = self._search_settings()
+                        for_game(add_root_children, game_id, evaluation=evaluation)(
+                            *arrays, np.array(missing, dtype=np.int32), len(missing), draw_eval,
+                            solver, priors & PRIORS_MODES, self._rng, self._scratch)
+                    prove_root(tree.parent, tree.first_child, tree.n_children, tree.n_tried,
+                               tree.mover, tree.player, tree.proven, tree.ctl)
             elif node == 0:  # the same position: the whole tree is kept
                 reused = int(tree.ctl[NODES])
                 tree.ctl[MAX_DEPTH] = 0  # `depth` is this search's, as after keep_subtree

@@ -200,6 +200,22 @@ def child_outcome(game, state, action, evaluation, out):
 
 
 @game_jit()
+def drop_transposed(game, before, state, action, actions, n):
+    """Drop from `actions[:n]`, the legal actions of `state` = `before` after `action` by the
+    same player, those whose position a search also reaches by another order of the same
+    player's decisions from `before`; return how many are kept (compacted in place, in order).
+
+    For a search's inner nodes only (never the root: there the earlier decision is made).
+    Flow: the second steps of a quiet turn whose other order has the lower first step
+    (`flow.drop_transposed_steps`). Tolkuchka: none (a turn is one decision)."""
+    if game == FLOW:
+        return flow.drop_transposed_steps(before, state, np.int64(action), actions, n)
+    elif game == TOLKUCHKA:
+        return n
+    raise ValueError(UNKNOWN_GAME)
+
+
+@game_jit()
 def random_action(game, state, rng, buf):
     """Return a uniformly random legal action, or -1 when the game is over.
 

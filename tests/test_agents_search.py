@@ -474,14 +474,17 @@ def test_mcts_kept_subtree_with_a_proven_win_stops_at_once():
     assert checked >= 3
 
 
-@pytest.mark.parametrize("name, simulations", [("flow", 2000), ("tolkuchka", 5000)])
-def test_mcts_kept_tree_holds_the_right_states_move_after_move(name, simulations):
+@pytest.mark.parametrize("name, simulations, turn_order",
+                         [("flow", 2000, 0), ("flow", 2000, 1), ("tolkuchka", 5000, 1)])
+def test_mcts_kept_tree_holds_the_right_states_move_after_move(name, simulations, turn_order):
     # keep_subtree once moved the kept states down in the order of the nodes' indices, which
     # is not the order their pool slots were handed out in, and so overwrote states not yet
-    # moved: the old code failed this within four plies in both games.
+    # moved: the old code failed this within four plies in both games. With turn_order=1 a
+    # kept root at a turn's second step lacked the steps its expansion dropped: the root has
+    # every legal action.
     game = ludo_flow.load_game(name)
-    players = [make_agent(f"mcts:simulations={simulations},reuse=1,seed={seed}", game)
-               for seed in (1, 2)]
+    players = [make_agent(f"mcts:simulations={simulations},reuse=1,turn_order={turn_order},"
+                          f"seed={seed}", game) for seed in (1, 2)]
     s = game.new_initial_state()
     out = np.empty_like(s.array)
     reused = 0
@@ -493,6 +496,8 @@ def test_mcts_kept_tree_holds_the_right_states_move_after_move(name, simulations
         reused += agent.last_stats["reused_nodes"]
         t = agent._tree
         assert (t.pool[t.slot[0]] == s.array).all()
+        f0, n0 = t.first_child[0], t.n_children[0]
+        assert sorted(t.action[f0:f0 + n0].tolist()) == sorted(s.legal_actions())
         for x in range(int(t.ctl[0])):
             f = t.first_child[x]
             if f < 0:
@@ -505,6 +510,34 @@ def test_mcts_kept_tree_holds_the_right_states_move_after_move(name, simulations
                     assert (out == t.pool[t.slot[ch]]).all(), (x, ch)
         s.apply(action)
     assert reused > 0
+
+
+def test_mcts_turn_order_drops_transposed_steps_inside_the_tree_only():
+    # turn_order=1: an inner node at a turn's second step has the children
+    # dispatch.drop_transposed keeps; the root has every legal action, whatever its step.
+    game = ludo_flow.load_game("flow")
+    out = np.empty(ludo_flow.flow.kernels.STATE_SIZE, dtype=np.uint64)
+    buf = np.zeros(dispatch.MAX_ACTIONS, dtype=np.int32)
+    dropped = roots = 0
+    for s in random_states(game, seed=5, count=60):
+        if s.is_terminal() or len(s.legal_actions()) < 2:
+            continue
+        agent = make_agent("mcts:simulations=1500,turn_order=1,seed=4", game)
+        agent.select_action(s)
+        t = agent._tree
+        f0, n0 = t.first_child[0], t.n_children[0]
+        assert sorted(t.action[f0:f0 + n0].tolist()) == sorted(s.legal_actions())
+        roots += s.step == 2
+        for x in range(f0, f0 + n0):
+            if t.first_child[x] < 0 or t.player[x] != t.player[0]:
+                continue
+            game.kernels.apply(s.array, np.int32(t.action[x]), out)
+            n = dispatch.legal_actions(game.game_id, out, buf)
+            kept = dispatch.drop_transposed(game.game_id, s.array, out, t.action[x], buf, n)
+            f, k = t.first_child[x], t.n_children[x]
+            assert sorted(t.action[f:f + k].tolist()) == sorted(buf[:kept].tolist())
+            dropped += n - kept
+    assert dropped > 100 and roots > 5
 
 
 def test_alphabeta_pv_starts_with_the_move_and_is_legal():

@@ -132,6 +132,28 @@ def test_child_outcome_equals_apply_then_result_and_evaluate(case):
     assert dispatch.ONGOING in codes and codes - {dispatch.ONGOING}
 
 
+def test_drop_transposed_drops_only_positions_the_other_order_reaches(case):
+    # A search drops these inside its tree (MCTS turn_order=1): each dropped action c after the
+    # same player's decision a from `before` must be reached by the other order, c then a.
+    entry, game = case
+    gid = entry.game_id
+    buf = np.empty(dispatch.MAX_ACTIONS, dtype=np.int32)
+    for before in states_of(game)[::2]:
+        for a in before.legal_actions():
+            after = before.child(a)
+            if after.is_terminal() or after.current_player() != before.current_player():
+                continue
+            legal = after.legal_actions()
+            buf[:len(legal)] = legal
+            kept = int(dispatch.drop_transposed(gid, before.array, after.array, a, buf, len(legal)))
+            assert 0 < kept <= len(legal)
+            assert buf[:kept].tolist() == [c for c in legal if c in set(buf[:kept].tolist())]
+            for c in set(legal) - set(buf[:kept].tolist()):
+                other = before.child(c)
+                assert a in other.legal_actions()
+                assert other.child(a).to_string() == after.child(c).to_string()
+
+
 @njit(cache=True)
 def _is_candidate_over_every_id(game, state, listed, action_space):
     """Return (ids reported that are not candidates, candidates reported) over every action id
@@ -429,7 +451,8 @@ def test_an_unknown_game_id_is_an_error_not_another_games_kernels(name):
     state = entry.game_class().new_initial_state().array.copy()
     values = {"state": state, "out": np.empty(dispatch.MAX_ACTIONS, dtype=np.int32), "action": 0,
               "rng": new_rng(1), "buf": np.empty(dispatch.MAX_ACTIONS, dtype=np.int32), "max_plies": 1,
-              "depth": 1, "evaluation": dispatch.HAND}
+              "depth": 1, "evaluation": dispatch.HAND, "before": state.copy(),
+              "actions": np.zeros(dispatch.MAX_ACTIONS, dtype=np.int32), "n": 1}
     params = list(inspect.signature(func.py_func).parameters)[1:]
     if name in ("apply", "child_outcome"):
         values["out"] = state.copy()
