@@ -313,7 +313,8 @@ def run(game, parent, action, first_child, n_children, n_tried, visits, value, m
     Ctrl-C). `plays_out` is 1 if `cutoff` is not 0 (a new leaf is played out), else 0: bound
     as a constant with the evaluation (`MCTSAgent.search_functions`), it leaves the playout
     code out of a search that scores its leaves at once. `priors` is NO_PRIORS, PRIORS or
-    PRIORS_EXPAND_FIRST (the settings `priors` and `expand`: one argument, since a call of
+    PRIORS_EXPAND_FIRST, plus DROP_TRANSPOSED with turn_order=1 (the settings `priors`, `expand`
+    and `turn_order`: one argument, since a call of
     more than 30 arguments is compiled by Python in a form numba cannot inline).
 
     Returns the stop reason (STOP_*). The tree must have been made by `init_root` (or kept).
@@ -757,7 +758,8 @@ class MCTSAgent(BaseAgent):
         return UCT_C if self.options["policy"] == "uct" else INFORMED_C
 
     def _search_settings(self):
-        """Return (cutoff, minimax weight, priors (NO_PRIORS, PRIORS or PRIORS_EXPAND_FIRST),
+        """Return (cutoff, minimax weight, priors (NO_PRIORS, PRIORS or PRIORS_EXPAND_FIRST, plus
+        DROP_TRANSPOSED with turn_order=1),
         solver, draw_eval, evaluation id) of the policy."""
         o = self.options
         if o["policy"] == "uct":
