@@ -7,13 +7,28 @@
     >>> action = agent.select_action(state)     # the state is not changed
     >>> agent.last_stats["simulations"]
     2000
-"""
-from .alphabeta import AlphaBetaAgent
-from .base import Agent, AgentError, BaseAgent, SearchInterrupted, Setting
-from .human import HumanAgent
-from .mcts import MCTSAgent
-from .random_agent import RandomAgent
-from .registry import AGENTS, describe_agents, make_agent, parse_spec
 
-__all__ = ["Agent", "AgentError", "BaseAgent", "SearchInterrupted", "Setting", "AGENTS", "make_agent", "parse_spec",
-           "describe_agents", "RandomAgent", "AlphaBetaAgent", "MCTSAgent", "HumanAgent"]
+The names below are imported on first use, so a command that plays no agent (`ludo-flow
+perft`, whose code lives in `agents.cli`) does not pay for importing the searches.
+"""
+import importlib
+
+_HOMES = {"Agent": "base", "AgentError": "base", "BaseAgent": "base", "SearchInterrupted": "base",
+          "Setting": "base", "AGENTS": "registry", "make_agent": "registry", "parse_spec": "registry",
+          "describe_agents": "registry", "RandomAgent": "random_agent", "AlphaBetaAgent": "alphabeta",
+          "MCTSAgent": "mcts", "HumanAgent": "human"}
+
+__all__ = list(_HOMES)
+
+
+def __getattr__(name):
+    """Return one of the public names, importing the module that defines it."""
+    if name not in _HOMES:
+        raise AttributeError(f"module 'agents' has no attribute {name!r}")
+    value = getattr(importlib.import_module(f".{_HOMES[name]}", __name__), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_HOMES))

@@ -1,7 +1,7 @@
 """OpenSpiel's own bots as one of our agents, by spec: `openspiel:bot=mcts,simulations=1000`.
 
 Needs the `openspiel` extra (pip install "ludo_flow[openspiel]"); without it, building the agent
-raises AgentError. The bot plays through `ludo_flow.adapters.openspiel` (docs/adapters.md)."""
+raises AgentError. The bot plays through `agents.openspiel_bots` (docs/adapters.md)."""
 import functools
 import time
 
@@ -37,7 +37,7 @@ class OpenSpielAgent(BaseAgent):
         """Start a new game; reseed with `seed` (or the configured seed)."""
         if not hasattr(self, "_bot_agent"):
             try:
-                from ludo_flow.adapters import openspiel
+                from . import openspiel_bots as openspiel  # the optional extra, only when used
             except ImportError as err:
                 raise AgentError(f"openspiel: {err}") from None
             o = self.options

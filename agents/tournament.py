@@ -38,7 +38,8 @@ from ludo_flow.rng import new_rng, rand_below
 from . import ratings
 from .play import forfeit_fields, play_game
 from .records import describe_sources, drop_partial_last_line, read_records, record_line, sources_counts
-from .registry import AGENTS, make_agent, parse_spec
+from .registry import make_agent, parse_spec
+from .warmup import warm, warm_up
 
 DEFAULT_MOVE_LIMIT = 120.0
 MAX_WORKER_DEATHS = 3   # a game whose worker dies this often is forfeited by the side thinking
@@ -557,28 +558,9 @@ def play_slot(game_spec, slot, move_limit, on_think=None):
     return fields
 
 
-def warm_up(game, start, specs):
-    """Compile (or load from numba's cache) what the agents of `specs` run, before workers start,
-    so K workers load the compiled code instead of compiling it K times."""
-    cheap = {"depth": 1, "nodes": 0, "simulations": 4, "time": 0.0}
-    for spec in specs:
-        settings = AGENTS[parse_spec(spec)[0]].settings
-        agent = make_agent(spec, **{k: v for k, v in cheap.items() if k in settings})
-        state = game.from_string(start)
-        try:
-            for _ in range(3):  # a second decision compiles what tree reuse or a second step needs
-                if state.is_terminal():
-                    break
-                state.apply(agent.select_action(state))
-        except Exception:  # noqa: BLE001 - a faulty agent forfeits its games; warming is best effort
-            continue
-        state.outcome()
-
-
 def _announced_warm_up(game, start, specs):
     """Run `warm_up`, saying on stderr what is compiled while numba compiles on a first run
-    (`ludo_flow.cache.warm`, the one notice every command gives); a cached start stays silent."""
-    from ludo_flow.cache import warm
+    (`agents.warmup.warm`, the one notice every command gives); a cached start stays silent."""
     warm(game, specs=specs, start=start)
     key = repr(sorted(game.spec().items()))
     _warmed.update((key, s) for s in specs)
@@ -614,7 +596,7 @@ def _worker_main(conn, heartbeat, game_spec, move_limit):
         except EOFError:
             slot = None
         if slot is None:
-            gc.freeze()  # the shutdown's collections skip numba's objects (ludo_flow.cli.command)
+            gc.freeze()  # the shutdown's collections skip numba's objects (agents.cli.command)
             return
         try:
             fields = play_slot(game_spec, slot, move_limit, on_think)

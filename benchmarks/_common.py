@@ -68,7 +68,7 @@ def run_seconds(cmd, env=None):
 
 def cli_command(*args):
     """Return the argv that runs `ludo-flow ARGS` with this interpreter."""
-    return [sys.executable, "-m", "ludo_flow.cli", *args]
+    return [sys.executable, "-m", "agents.cli", *args]
 
 
 def report(title, rows, payload, out_path):

@@ -5,13 +5,13 @@
 
 Each entry point (`perft`: the engine and perft, what a perft deeper than 1 compiles; `play`: the engine and the random agent, what
 `ludo-flow play` runs; `mcts`; `alphabeta`; `tournament`: what a tournament worker runs for the
-default tournament's agents) is warmed by `ludo_flow.cache.warm` in a new process with a new,
+default tournament's agents) is warmed by `agents.warmup.warm` in a new process with a new,
 empty cache folder (first run: numba compiles), then again in a second process on that folder
 (cached start: numba loads). Times are wall clock and CPU seconds (user + system): on a busy
 machine a compile's wall time stretches, its CPU time much less. Each process reports the seconds to import ludo_flow, the seconds
 the warm-up took, and numba's compile events: the CPU seconds spent compiling each function,
 excluding the functions it compiled on the way (its callees), so the breakdown adds up. A
-first run compiles independent parts in helper processes (`ludo_flow.cache.compile_in_helpers`;
+first run compiles independent parts in helper processes (`agents.warmup.compile_in_helpers`;
 `--jobs N` sets LUDO_FLOW_COMPILE_JOBS for every process, 1 for none): the CPU seconds then
 count the helpers too, and the per-function breakdown is of the main process only (run with
 `--jobs 1` for the whole breakdown). Then
@@ -46,7 +46,8 @@ CHILD = r"""
 import io, json, resource, sys, time
 began = time.perf_counter()
 import ludo_flow
-from ludo_flow import cache
+from ludo_flow import cache, compiling
+from agents import cli, warmup
 import_s = time.perf_counter() - began
 from numba.core import event
 
@@ -72,12 +73,12 @@ def helpers_cpu():
 game = ludo_flow.load_game(game_name)
 began, cpu, helpers = time.perf_counter(), time.process_time(), helpers_cpu()
 with event.install_listener("numba:compile", Listener()):
-    info = cache.warm(game, perft=entry == "perft", specs=cache.entry_specs(entry),
-                      stream=io.StringIO())
+    info = warmup.warm(game, perft=entry == "perft", specs=cli.entry_specs(entry),
+                       stream=io.StringIO())
 warm_s = time.perf_counter() - began
 warm_cpu_s = time.process_time() - cpu
 helpers_cpu_s = helpers_cpu() - helpers
-counts = cache.compile_counts()
+counts = compiling.compile_counts()
 print(json.dumps({"import_s": import_s, "warm_s": warm_s, "warm_cpu_s": warm_cpu_s,
                   "helpers_cpu_s": helpers_cpu_s,
                   "compiled_in_helpers": max(0, sum(info.compiled.values())

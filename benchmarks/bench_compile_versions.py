@@ -7,7 +7,7 @@
 PATH is another checkout holding the packages ludo_flow and agents (e.g. `git worktree add
 /tmp/before main`). Both trees are copied at the start; then, round by round in alternating
 order, each entry point of each tree is warmed in a new process with a new, empty cache folder
-(`bench_compile.run_child`: what `cache.warm` compiles for that entry point, helper processes
+(`bench_compile.run_child`: what `warmup.warm` compiles for that entry point, helper processes
 included in the CPU seconds), and each `--cli` command line is run twice as a user runs it
 (first run, then cached start; `bench_compile.time_cli`). A busy machine stretches wall time and
 CPU time too, so only figures of the same run, alternated, compare. Prints medians and writes

@@ -55,7 +55,8 @@ from bench_engines import SETTINGS as ENGINE_SETTINGS, playout_batch, reference_
 
 import ludo_flow  # noqa: E402
 from agents import make_agent  # noqa: E402
-from ludo_flow import cache, dispatch  # noqa: E402
+from agents import warmup  # noqa: E402
+from ludo_flow import compiling, dispatch  # noqa: E402
 from ludo_flow.rng import new_rng  # noqa: E402
 
 GAME_NAMES = ("flow", "tolkuchka")
@@ -146,7 +147,7 @@ class PlayoutWorkers:
 
 def loaded_functions():
     """Return how many signatures of the package's functions this process loaded from the cache."""
-    return sum(hits for hits, _ in cache.compile_counts().values())
+    return sum(hits for hits, _ in compiling.compile_counts().values())
 
 
 def game_cases(name, size, workers, cores, rows):
@@ -157,7 +158,7 @@ def game_cases(name, size, workers, cores, rows):
     start = start_state.array
     loaded = loaded_functions()
     specs = ("random", "mcts", "alphabeta")
-    (info, _), first = timed(lambda: (cache.warm(game, perft=True, specs=specs),
+    (info, _), first = timed(lambda: (warmup.warm(game, perft=True, specs=specs),
                                       playout_batch(gid, start, new_rng(0), 1)))
     compiled, loaded = sum(info.compiled.values()), loaded_functions() - loaded
     workers.run(name, 1, range(cores))  # each process loads the kernels
@@ -545,5 +546,5 @@ def run(quick=False, json_path=None, repeats=None, compile_json=None, command="l
 
 
 if __name__ == "__main__":
-    from ludo_flow.cli import main
+    from agents.cli import main
     sys.exit(main(["bench", *sys.argv[1:]]))

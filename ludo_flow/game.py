@@ -23,23 +23,11 @@ def _action_buffer(size):
     return buf
 
 
-class _Registered:
-    """A Game class attribute read off the class's entry in `ludo_flow.registry`."""
-
-    def __set_name__(self, owner, field):
-        self.field = field
-
-    def __get__(self, game, cls):
-        from .registry import entry_of  # the registry imports the Game classes
-        return getattr(entry_of(cls), self.field)
-
-
 class Game:
     """A game with its variant and parameters: the factory of its states."""
 
-    name = _Registered()     # the game's name ("flow", "tolkuchka"), from ludo_flow.registry
-    game_id = _Registered()  # the id the jitted dispatch uses (ludo_flow.dispatch), from the registry
-    observation_shape = _Registered()  # the shape of `State.observation()`, from the registry
+    name = ""          # the game's name ("flow", "tolkuchka"): what load_game, the CLI and records call it
+    game_id = -1       # the id the jitted dispatch branches on (ludo_flow.dispatch); unique per game
     kernels = None     # the game's kernel module
     variants = {}      # variant name -> position string
     default_variant = "standard"

@@ -1,18 +1,18 @@
 """The registry of games: every game is listed here once, and everything generic over games reads it.
 
-An entry names the game, its id (what the jitted dispatch in `ludo_flow.dispatch` branches on),
-its kernel module, its `Game` class and the bounds a search sizes its buffers by. From it come
-`ludo_flow.GAMES` and `load_game`, the dispatch constants (`FLOW`, `TOLKUCHKA`, `GAME_IDS`,
-`MAX_ACTIONS`, `ACTION_SPACE`), and each Game class's `name` and `game_id`. Adding a game is one
-entry here plus its branches in `ludo_flow.dispatch`: see docs/adding-a-game.md.
+Each game declares its own name and id on its `Game` class (`FlowGame.name = "flow"`,
+`FlowGame.game_id = 0`) and its bounds in its kernel module; an entry collects them: the name,
+the id (what the jitted dispatch in `ludo_flow.dispatch` branches on), the kernel module, the
+`Game` class and the bounds a search sizes its buffers by. From the entries come
+`ludo_flow.GAMES` and `load_game` and the dispatch constants (`FLOW`, `TOLKUCHKA`, `GAME_IDS`,
+`MAX_ACTIONS`, `ACTION_SPACE`). Adding a game is one line in `GAME_CLASSES` plus its branches in
+`ludo_flow.dispatch`: see docs/adding-a-game.md.
 """
 import operator
 from dataclasses import dataclass
 from types import ModuleType
 
-from .flow import kernels as flow_kernels
 from .flow.game import FlowGame
-from .tolkuchka import kernels as tolkuchka_kernels
 from .tolkuchka.game import TolkuchkaGame
 
 
@@ -30,6 +30,8 @@ class GameEntry:
     observation_shape: tuple = ()  # the float32 observation tensor's shape (`observation` kernel)
 
     def __post_init__(self):
+        if not isinstance(self.name, str) or not self.name:
+            raise TypeError(f"registry entry {self.name!r}: a game's name is a non-empty string")
         if getattr(self.game_class, "kernels", None) is not self.kernels:
             raise TypeError(f"registry entry {self.name!r}: {self.game_class.__name__}.kernels is not "
                             f"{self.kernels.__name__}")
@@ -43,14 +45,16 @@ class GameEntry:
                             f"got {self.observation_shape!r}")
 
 
-ENTRIES = (
-    GameEntry("flow", 0, flow_kernels, FlowGame, action_space=flow_kernels.ACTION_SPACE,
-              max_actions=flow_kernels.MAX_ACTIONS, state_size=flow_kernels.STATE_SIZE,
-              observation_shape=flow_kernels.OBSERVATION_SHAPE),
-    GameEntry("tolkuchka", 1, tolkuchka_kernels, TolkuchkaGame, action_space=tolkuchka_kernels.ACTION_SPACE,
-              max_actions=tolkuchka_kernels.MAX_ACTIONS, state_size=tolkuchka_kernels.STATE_SIZE,
-              observation_shape=tolkuchka_kernels.OBSERVATION_SHAPE),
-)
+def entry_of_class(game_class):
+    """Return the GameEntry a Game class declares (its name, id, kernels and their bounds)."""
+    k = game_class.kernels
+    return GameEntry(game_class.name, game_class.game_id, k, game_class, action_space=k.ACTION_SPACE,
+                     max_actions=k.MAX_ACTIONS, state_size=k.STATE_SIZE,
+                     observation_shape=game_class.observation_shape)
+
+
+GAME_CLASSES = (FlowGame, TolkuchkaGame)  # every registered game, in the order of their ids
+ENTRIES = tuple(entry_of_class(cls) for cls in GAME_CLASSES)
 
 BY_NAME = {e.name: e for e in ENTRIES}
 BY_ID = {e.game_id: e for e in ENTRIES}

@@ -13,6 +13,7 @@ import agents  # noqa: E402
 import ludo_flow  # noqa: E402
 from agents.tournament import Tournament  # noqa: E402
 from ludo_flow import registry  # noqa: E402
+from agents import openspiel_bots  # noqa: E402
 from ludo_flow.adapters import openspiel as adapter  # noqa: E402
 from open_spiel.python.algorithms import evaluate_bots, generate_playthrough, mcts  # noqa: E402
 from open_spiel.python.bots.uniform_random import UniformRandomBot  # noqa: E402
@@ -171,13 +172,13 @@ def test_openspiel_random_and_mcts_bots_play_full_games():
     game = pyspiel.load_game("ludo_flow_flow(variant=fountain,max_turns=40)")
     rng = np.random.RandomState(3)
     python_mcts = mcts.MCTSBot(game, 2.0, 30, mcts.RandomRolloutEvaluator(1, rng), random_state=rng)
-    cpp_mcts = adapter.make_bot("mcts_cpp", game, 1, seed=4, simulations=30)
+    cpp_mcts = openspiel_bots.make_bot("mcts_cpp", game, 1, seed=4, simulations=30)
     for bots in ([python_mcts, UniformRandomBot(1, rng)], [UniformRandomBot(0, rng), cpp_mcts],
                  [python_mcts, cpp_mcts]):
         returns = evaluate_bots.evaluate_bots(game.new_initial_state(), bots, rng)
         assert returns in ([1.0, -1.0], [-1.0, 1.0], [0.0, 0.0])
     tk = pyspiel.load_game("ludo_flow_tolkuchka(max_plies=60)")
-    bots = [adapter.make_bot("mcts", tk, 0, seed=1, simulations=20), adapter.make_bot("random", tk, 1, seed=2)]
+    bots = [openspiel_bots.make_bot("mcts", tk, 0, seed=1, simulations=20), openspiel_bots.make_bot("random", tk, 1, seed=2)]
     state = tk.new_initial_state()
     evaluate_bots.evaluate_bots(state, bots, rng)
     assert state.is_terminal()
@@ -185,8 +186,8 @@ def test_openspiel_random_and_mcts_bots_play_full_games():
 
 def test_our_agents_as_openspiel_bots():
     game = pyspiel.load_game("ludo_flow_flow(variant=fountain,max_turns=40)")
-    ours = adapter.AgentBot(agents.make_agent("alphabeta:depth=2"))
-    theirs = adapter.make_bot("mcts", game, 1, seed=2, simulations=20)
+    ours = openspiel_bots.AgentBot(agents.make_agent("alphabeta:depth=2"))
+    theirs = openspiel_bots.make_bot("mcts", game, 1, seed=2, simulations=20)
     state = game.new_initial_state()
     returns = evaluate_bots.evaluate_bots(state, [ours, theirs], np.random.RandomState(1))
     assert state.is_terminal() and returns == state.ludo_state().returns()
@@ -213,7 +214,7 @@ def test_openspiel_bots_as_our_agents_in_a_tournament(tmp_path):
     assert action in state.legal_actions() and tuple(agent.last_stats) == agent.STATS_KEYS
     agent.reset()
     assert agent.select_action(state) == action  # the same seed and state: the same search
-    bot_agent = adapter.BotAgent(lambda game, player, seed: UniformRandomBot(player, np.random.RandomState(seed)),
+    bot_agent = openspiel_bots.BotAgent(lambda game, player, seed: UniformRandomBot(player, np.random.RandomState(seed)),
                                  name="uniform", seed=9)
     assert bot_agent.select_action(state) in state.legal_actions()
 
@@ -226,7 +227,7 @@ def test_ctrl_c_in_an_openspiel_bot_is_a_search_interrupted(monkeypatch):
         def step(self, state):
             raise KeyboardInterrupt
 
-    monkeypatch.setattr(adapter, "make_bot", lambda *args, **kwargs: Interrupted())
+    monkeypatch.setattr(openspiel_bots, "make_bot", lambda *args, **kwargs: Interrupted())
     agent = agents.make_agent("openspiel:bot=random")
     state = ludo_flow.load_game("flow", "fountain").new_initial_state()
     with pytest.raises(agents.SearchInterrupted) as caught:
@@ -268,6 +269,6 @@ def test_bad_parameters_and_actions_raise_clear_errors():
     with pytest.raises(agents.AgentError, match="bot must be one of"):
         agents.make_agent("openspiel:bot=alphazero")
     with pytest.raises(ludo_flow.ParameterError, match="unknown OpenSpiel bot"):
-        adapter.make_bot("nope", game, 0)
+        openspiel_bots.make_bot("nope", game, 0)
     with pytest.raises(ludo_flow.ParameterError, match="not a ludo_flow OpenSpiel state"):
         adapter.ludo_state(pyspiel.load_game("tic_tac_toe").new_initial_state())

@@ -12,7 +12,7 @@ import ludo_flow
 from agents import AGENTS, Agent, AgentError, make_agent, parse_spec
 from agents.human import HumanAgent
 from ludo_flow import dispatch
-from ludo_flow.cli import main as cli_main
+from agents.cli import main as cli_main
 from ludo_flow.rng import new_rng
 
 

@@ -5,7 +5,7 @@ import json
 import sys
 from pathlib import Path
 
-from ludo_flow import cli
+from agents import cli
 
 BENCHMARKS = Path(__file__).resolve().parent.parent / "benchmarks"
 GAME_ROWS = ("first_call", "perft", "playouts", "playouts_all_cores", "reference_playouts",

@@ -24,7 +24,8 @@ from pathlib import Path
 
 import pytest
 
-from ludo_flow import cache
+from agents import warmup
+from ludo_flow import cache, compiling
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -158,11 +159,11 @@ def test_numba_caches_every_function_of_the_package_in_the_keyed_folder():
 
     import agents  # noqa: F401 - every module with jitted functions
     import agents.tournament  # noqa: F401
-    import ludo_flow.cli  # noqa: F401
+    import agents.cli  # noqa: F401
     here = cache.cache_dir()
     assert re.fullmatch(r"ludo_flow-[^/]+-[0-9a-f]{16}", here.name)
     assert numba.config.CACHE_DIR == str(here) == os.environ["NUMBA_CACHE_DIR"]
-    found = cache.dispatchers()
+    found = compiling.dispatchers()
     assert any(name.startswith("agents.alphabeta.") for name in found)
     for name, function in found.items():
         assert Path(function._cache._cache_path).is_relative_to(here), name
@@ -249,14 +250,14 @@ def test_importing_the_package_prunes_and_the_cache_command_clears(tmp_path):
     base.mkdir()
     names = make_entries(base, 4)
     (base / "someone-elses-folder").mkdir()
-    done = subprocess.run([sys.executable, "-m", "ludo_flow.cli", "cache"], cwd=root,
+    done = subprocess.run([sys.executable, "-m", "agents.cli", "cache"], cwd=root,
                           env=child_env(root, base), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     here = Path(done.stdout.strip())
     assert here.parent == base and here.is_dir()
     assert sorted(p.name for p in base.iterdir()) == sorted(
         names[:2] + [here.name, "someone-elses-folder"])
-    done = subprocess.run([sys.executable, "-m", "ludo_flow.cli", "cache", "--clear"], cwd=root,
+    done = subprocess.run([sys.executable, "-m", "agents.cli", "cache", "--clear"], cwd=root,
                           env=child_env(root, base), capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr
     assert [p.name for p in base.iterdir()] == ["someone-elses-folder"]
@@ -296,7 +297,7 @@ def test_merging_caches_keeps_every_signature_of_a_function_compiled_in_separate
     ints, floats, merged = tmp_path / "ints", tmp_path / "floats", tmp_path / "merged"
     assert run_twice(tmp_path, ints, "3") == [(0, 1)]
     assert run_twice(tmp_path, floats, "3.5") == [(0, 1)]
-    assert cache.merge_cache(ints, merged) == 1
-    assert cache.merge_cache(floats, merged) == 1
-    assert cache.merge_cache(floats, merged) == 0  # already there
+    assert warmup.merge_cache(ints, merged) == 1
+    assert warmup.merge_cache(floats, merged) == 1
+    assert warmup.merge_cache(floats, merged) == 0  # already there
     assert run_twice(tmp_path, merged, "3", "3.5") == [(1, 0), (1, 0)]

@@ -16,7 +16,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from ludo_flow import cache
+from agents import warmup
+from ludo_flow import compiling
 
 REPO = Path(__file__).resolve().parent.parent
 
@@ -25,7 +26,7 @@ def ludo_flow_command(root, base, *args):
     """Run `ludo-flow ARGS` on the copy in `root`, caching under `base`; return the finished process."""
     env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "PYTHONPATH")}
     env.update(PYTHONPATH=str(root), LUDO_FLOW_CACHE_DIR=str(base))
-    done = subprocess.run([sys.executable, "-m", "ludo_flow.cli", *args], cwd=root, env=env,
+    done = subprocess.run([sys.executable, "-m", "agents.cli", *args], cwd=root, env=env,
                           capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr
     return done
@@ -52,28 +53,29 @@ def test_perft_announces_its_first_compile_and_a_cached_start_is_silent(tmp_path
     assert "compiling the Flow engine and perft" in lines[0], deeper.stderr
     assert lines[-1].startswith("ludo-flow: compiled the Flow engine and perft in ")
     assert ludo_flow_command(root, base, "perft", "flow", "--depth", "2").stderr == ""
-    warmup = ludo_flow_command(root, base, "warmup", "flow", "--entry", "perft")
-    assert warmup.stderr == ""
-    assert warmup.stdout.splitlines()[0].startswith(f"# cache: {base}{os.sep}ludo_flow-")
-    assert warmup.stdout.splitlines()[1].split()[:5] == ["flow", "perft", "loaded", "from", "the"]
+    warmed = ludo_flow_command(root, base, "warmup", "flow", "--entry", "perft")
+    assert warmed.stderr == ""
+    assert warmed.stdout.splitlines()[0].startswith(f"# cache: {base}{os.sep}ludo_flow-")
+    assert warmed.stdout.splitlines()[1].split()[:5] == ["flow", "perft", "loaded", "from", "the"]
 
 
 def test_a_warm_up_of_the_move_generator_alone_takes_no_perft_or_agents():
     import ludo_flow
     game = ludo_flow.load_game("tolkuchka")
-    (words, _, functions), = cache._parts(game, False, (), moves_only=True)
+    (words, _, functions), = warmup._parts(game, False, (), moves_only=True)
     assert words == "the Tolkuchka move generator"
     assert functions == [game.kernels.legal_actions]
     for kwargs in ({"perft": True}, {"specs": ("random",)}):
         with pytest.raises(ValueError, match="move generator alone"):
-            cache.warm(game, moves_only=True, **kwargs)
+            warmup.warm(game, moves_only=True, **kwargs)
 
 
-def test_a_perft_start_imports_neither_the_agents_nor_xml():
-    # each costs a cached start about 0.1 s (agents pulls in scipy where it is installed)
-    script = ("import sys; from ludo_flow import cache, load_game; "
-              "cache._parts(load_game('flow'), True, ()); "
-              "print([m for m in ('agents', 'xml.sax') if m in sys.modules])")
+def test_a_perft_start_imports_neither_the_searches_nor_xml():
+    # each costs a cached start about 0.1 s (the searches pull in scipy where it is installed)
+    script = ("import sys; from ludo_flow import load_game; from agents import cli, warmup; "
+              "warmup._parts(load_game('flow'), True, ()); "
+              "print([m for m in ('agents.registry', 'agents.mcts', 'agents.alphabeta', 'xml.sax') "
+              "if m in sys.modules])")
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     done = subprocess.run([sys.executable, "-c", script], cwd=REPO, env=dict(env, PYTHONPATH=str(REPO)),
                           capture_output=True, text=True, timeout=300)
@@ -90,7 +92,7 @@ def not_cached(tmp_path):
 
 def test_a_function_missing_from_the_cache_is_announced_at_once(tmp_path):
     out = io.StringIO()
-    with cache.compiling("the Flow engine", 12, functions=[not_cached(tmp_path)], stream=out) as info:
+    with compiling.compiling("the Flow engine", 12, functions=[not_cached(tmp_path)], stream=out) as info:
         assert out.getvalue().startswith("ludo-flow: compiling the Flow engine for this machine; "
                                          "this happens once (about 10 s)")
     assert info.announced
@@ -100,14 +102,14 @@ def test_a_function_missing_from_the_cache_is_announced_at_once(tmp_path):
 def test_the_announced_wait_follows_the_measured_first_runs():
     # benchmarks/bench_compile_versions.py on the idle 2-core VM (docs/benchmarks.md): Flow's
     # tournament 16-20 s, Tolkuchka's 13-14 s, the searches beside each other; Flow's perft 5-7 s.
-    flow, tolkuchka = cache.AGENT_SECONDS["flow"], cache.AGENT_SECONDS["tolkuchka"]
-    assert 16 <= cache.wait_seconds(cache.ENGINE_SECONDS["flow"],
+    flow, tolkuchka = warmup.AGENT_SECONDS["flow"], warmup.AGENT_SECONDS["tolkuchka"]
+    assert 16 <= warmup.wait_seconds(warmup.ENGINE_SECONDS["flow"],
                                     [flow["mcts"], flow["alphabeta"]], True) <= 22
-    assert 11 <= cache.wait_seconds(cache.ENGINE_SECONDS["tolkuchka"],
+    assert 11 <= warmup.wait_seconds(warmup.ENGINE_SECONDS["tolkuchka"],
                                     [tolkuchka["mcts"], tolkuchka["alphabeta"]], True) <= 17
-    assert 5 <= cache.ENGINE_SECONDS["flow"] <= 7
-    assert cache.wait_seconds(12, [], True) == 12
-    assert cache.wait_seconds(12, [30, 28], False) == 12 + 58
+    assert 5 <= warmup.ENGINE_SECONDS["flow"] <= 7
+    assert warmup.wait_seconds(12, [], True) == 12
+    assert warmup.wait_seconds(12, [30, 28], False) == 12 + 58
 
 
 def test_a_quick_block_is_silent_and_a_slow_one_is_announced_while_it_runs(tmp_path):
@@ -115,10 +117,10 @@ def test_a_quick_block_is_silent_and_a_slow_one_is_announced_while_it_runs(tmp_p
     cached.write_bytes(b"")
     present = SimpleNamespace(_cache=SimpleNamespace(_cache_file=SimpleNamespace(_index_path=str(cached))))
     out = io.StringIO()
-    with cache.compiling("the MCTS search", 15, functions=[present], stream=out) as info:
+    with compiling.compiling("the MCTS search", 15, functions=[present], stream=out) as info:
         pass
     assert out.getvalue() == "" and not info.announced
-    with cache.compiling("the MCTS search", 15, delay=0.05, stream=out) as info:
+    with compiling.compiling("the MCTS search", 15, delay=0.05, stream=out) as info:
         deadline = time.monotonic() + 30
         while not out.getvalue() and time.monotonic() < deadline:
             time.sleep(0.01)
@@ -149,13 +151,13 @@ def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_pa
     # Two helpers compile the engine's two roots at once, each into a private copy of the
     # cache that is merged; this process then compiles only perft, and a second process
     # compiles nothing at all.
-    script = ("import io, json, ludo_flow; from ludo_flow import cache; "
+    script = ("import io, json, ludo_flow; from ludo_flow import compiling; from agents import warmup; "
               "game = ludo_flow.load_game('tolkuchka'); "
               "tasks = [{'kernels': [['legal_actions', 'state', 'int32[]']]}, "
               "{'kernels': [['apply', 'state', 'int64', 'state']]}]; "
-              "helped = cache.compile_in_helpers(game, tasks, jobs=2) "
-              "if not cache.is_cached(game.kernels.apply) else {}; "
-              "info = cache.warm(game, perft=True, stream=io.StringIO()); "
+              "helped = warmup.compile_in_helpers(game, tasks, jobs=2) "
+              "if not compiling.is_cached(game.kernels.apply) else {}; "
+              "info = warmup.warm(game, perft=True, stream=io.StringIO()); "
               "print(json.dumps([sorted(helped), sorted(info.compiled)]))")
     (helped, first), (helped_again, second) = run_twice_on_a_copy(
         tmp_path, script, LUDO_FLOW_COMPILE_JOBS="2")
@@ -171,12 +173,12 @@ def test_a_split_first_run_compiles_one_half_here_and_leaves_a_complete_cache(tm
     # quick): apply compiles in this process while a helper compiles legal_actions into a
     # private cache that is merged; this process then loads legal_actions and compiles perft,
     # and a second process compiles nothing at all.
-    script = ("import io, json, ludo_flow; from ludo_flow import cache; "
+    script = ("import io, json, ludo_flow; from ludo_flow import compiling; from agents import warmup; "
               "game = ludo_flow.load_game('tolkuchka'); "
-              "cache.ENGINE_SECONDS['tolkuchka'] = cache.SPLIT_ENGINE_SECONDS; "
-              "stages = cache.helper_stages(game, (), cache._parts(game, True, ())); "
-              "info = cache.warm(game, perft=True, stream=io.StringIO(), jobs=2); "
-              "here = sorted(n for n, (_, made) in cache.compile_counts().items() if made); "
+              "warmup.ENGINE_SECONDS['tolkuchka'] = warmup.SPLIT_ENGINE_SECONDS; "
+              "stages = warmup.helper_stages(game, (), warmup._parts(game, True, ())); "
+              "info = warmup.warm(game, perft=True, stream=io.StringIO(), jobs=2); "
+              "here = sorted(n for n, (_, made) in compiling.compile_counts().items() if made); "
               "print(json.dumps([len(stages), sorted(info.compiled), here]))")
     (stages, compiled, here), (stages_again, compiled_again, here_again) = run_twice_on_a_copy(
         tmp_path, script)
@@ -195,22 +197,22 @@ def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side
     # in helpers. Nothing to do side by side: everything here.
     import ludo_flow
     game = ludo_flow.load_game("flow")
-    monkeypatch.setattr(cache, "is_cached", lambda function: False)  # as on a first run
+    monkeypatch.setattr(warmup, "is_cached", lambda function: False)  # as on a first run
     specs = ("random", "mcts:simulations=300", "alphabeta:depth=3", "alphabeta:depth=5")
-    absent = cache._parts(game, True, specs)
-    (engine, beside), searches = cache.helper_stages(game, specs, absent)
+    absent = warmup._parts(game, True, specs)
+    (engine, beside), searches = warmup.helper_stages(game, specs, absent)
     assert [k[0] for k in engine["kernels"]] == [
         "legal_actions", "apply", "is_terminal", "termination", "result"]
     assert [k[0] for k in beside["kernels"]] == ["evaluate_tuned", "candidate_actions"]
-    assert cache.AGENT_SECONDS["flow"]["alphabeta"] > cache.AGENT_SECONDS["flow"]["mcts"]
+    assert warmup.AGENT_SECONDS["flow"]["alphabeta"] > warmup.AGENT_SECONDS["flow"]["mcts"]
     assert [task["specs"] for task in searches] == [list(specs[2:]), [specs[1]]]  # longest first
     # A search scoring by the hand-set evaluation has it compiled beside the engine too.
     mixed = specs + ("mcts:eval=hand",)
-    (_, beside), _ = cache.helper_stages(game, mixed, cache._parts(game, True, mixed))
+    (_, beside), _ = warmup.helper_stages(game, mixed, warmup._parts(game, True, mixed))
     assert [k[0] for k in beside["kernels"]] == ["evaluate_tuned", "evaluate", "candidate_actions"]
     # One kind of search: its evaluation and the end-of-game kernels beside the engine, then
     # the search here alone; MCTS generates no candidates.
-    one = cache.helper_stages(game, specs[:2], cache._parts(game, True, specs[:2]))
+    one = warmup.helper_stages(game, specs[:2], warmup._parts(game, True, specs[:2]))
     assert [[list(t) for t in stage] for stage in one] == [[["kernels"], ["kernels"]], [["specs"]]]
     assert [k[0] for k in one[0][0]["kernels"]] == ["legal_actions", "apply"]
     assert [k[0] for k in one[0][1]["kernels"]] == [
@@ -218,23 +220,23 @@ def test_helpers_compile_search_kernels_beside_the_engine_then_the_searches_side
     # Random agents only: nothing beside the engine, so Flow's long engine is split as for
     # perft, the end-of-game kernels here with `apply`; Tolkuchka's short one compiles here
     # with the end-of-game kernels in the helper.
-    (here, helper), = cache.helper_stages(game, ("random",), cache._parts(game, False, ("random",)))
+    (here, helper), = warmup.helper_stages(game, ("random",), warmup._parts(game, False, ("random",)))
     assert [k[0] for k in here["kernels"]] == ["apply", "is_terminal", "termination", "result"]
     assert [k[0] for k in helper["kernels"]] == ["legal_actions"]
     short = ludo_flow.load_game("tolkuchka")
-    (here, helper), = cache.helper_stages(short, ("random",), cache._parts(short, False, ("random",)))
+    (here, helper), = warmup.helper_stages(short, ("random",), warmup._parts(short, False, ("random",)))
     assert [k[0] for k in here["kernels"]] == ["legal_actions", "apply"]
     assert [k[0] for k in helper["kernels"]] == ["is_terminal", "termination", "result"]
     # The engine in the cache, the end-of-game kernels not: they compile here.
-    monkeypatch.setattr(cache, "is_cached", lambda function: function.__name__ not in (
+    monkeypatch.setattr(warmup, "is_cached", lambda function: function.__name__ not in (
         "is_terminal", "termination", "result", "evaluate_tuned", "candidate_actions"))
-    (here, helper), searches = cache.helper_stages(game, specs, cache._parts(game, False, specs)[1:])
+    (here, helper), searches = warmup.helper_stages(game, specs, warmup._parts(game, False, specs)[1:])
     assert [k[0] for k in here["kernels"]] == ["is_terminal", "termination", "result"]
     assert [k[0] for k in helper["kernels"]] == ["evaluate_tuned", "candidate_actions"]
     assert [task["specs"] for task in searches] == [list(specs[2:]), [specs[1]]]
     # Everything in the cache: nothing to do.
-    monkeypatch.setattr(cache, "is_cached", lambda function: True)
-    assert cache.helper_stages(game, specs, []) == []
+    monkeypatch.setattr(warmup, "is_cached", lambda function: True)
+    assert warmup.helper_stages(game, specs, []) == []
 
 
 def test_perft_splits_a_long_engine_between_this_process_and_a_helper(monkeypatch):
@@ -242,14 +244,14 @@ def test_perft_splits_a_long_engine_between_this_process_and_a_helper(monkeypatc
     # here, legal_actions in a helper.
     # Tolkuchka's short one compiles here alone: a helper's start-up would eat the gain.
     import ludo_flow
-    monkeypatch.setattr(cache, "is_cached", lambda function: False)
+    monkeypatch.setattr(warmup, "is_cached", lambda function: False)
     flow, tolkuchka = ludo_flow.load_game("flow"), ludo_flow.load_game("tolkuchka")
-    seconds = cache.ENGINE_SECONDS
-    assert seconds["flow"] >= cache.SPLIT_ENGINE_SECONDS > seconds["tolkuchka"]
-    assert cache.helper_stages(flow, (), cache._parts(flow, True, ())) == [
+    seconds = warmup.ENGINE_SECONDS
+    assert seconds["flow"] >= warmup.SPLIT_ENGINE_SECONDS > seconds["tolkuchka"]
+    assert warmup.helper_stages(flow, (), warmup._parts(flow, True, ())) == [
         [{"kernels": [["apply", "state", "int64", "state"]]},
          {"kernels": [["legal_actions", "state", "int32[]"]]}]]
-    assert cache.helper_stages(tolkuchka, (), cache._parts(tolkuchka, True, ())) == []
+    assert warmup.helper_stages(tolkuchka, (), warmup._parts(tolkuchka, True, ())) == []
 
 
 def test_evaluation_kernels_name_what_the_searches_score_by():
@@ -257,9 +259,9 @@ def test_evaluation_kernels_name_what_the_searches_score_by():
     from ludo_flow import dispatch
     from ludo_flow.specialize import constants_of, for_game
     game = ludo_flow.load_game("tolkuchka")
-    assert cache.evaluation_kernels(game, ("random", "alphabeta:eval=hand")) == ["evaluate"]
-    assert cache.evaluation_kernels(game, ("mcts", "alphabeta")) == ["evaluate_tuned"]
-    assert cache.evaluation_kernels(game, ("random",)) == []
+    assert warmup.evaluation_kernels(game, ("random", "alphabeta:eval=hand")) == ["evaluate"]
+    assert warmup.evaluation_kernels(game, ("mcts", "alphabeta")) == ["evaluate_tuned"]
+    assert warmup.evaluation_kernels(game, ("random",)) == []
     assert all(hasattr(game.kernels, name) for name in dispatch.EVALUATION_KERNELS.values())
     from agents.alphabeta import search
     entry = for_game(search, "tolkuchka", evaluation=dispatch.HAND)
@@ -268,10 +270,10 @@ def test_evaluation_kernels_name_what_the_searches_score_by():
 
 
 def test_the_console_script_exits_with_the_status_of_main():
-    # `ludo-flow` runs cli.command (main, then a quick shutdown); -m ludo_flow.cli too.
+    # `ludo-flow` runs cli.command (main, then a quick shutdown); -m agents.cli too.
     from importlib.metadata import entry_points
     scripts = {e.name: e.value for e in entry_points(group="console_scripts")}
-    assert scripts["ludo-flow"] == "ludo_flow.cli:command"
-    done = subprocess.run([sys.executable, "-m", "ludo_flow.cli", "perft", "flow", "--depth", "-1"],
+    assert scripts["ludo-flow"] == "agents.cli:command"
+    done = subprocess.run([sys.executable, "-m", "agents.cli", "perft", "flow", "--depth", "-1"],
                           capture_output=True, text=True)
     assert done.returncode == 2 and "--depth must be >= 0" in done.stderr

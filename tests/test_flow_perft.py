@@ -44,7 +44,7 @@ def test_rules_md_carries_the_same_table():
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "ludo_flow.cli", *args],
+    return subprocess.run([sys.executable, "-m", "agents.cli", *args],
                           capture_output=True, text=True, timeout=300)
 
 

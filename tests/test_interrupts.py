@@ -141,7 +141,7 @@ def test_ignored_sigint_and_other_threads_are_left_alone():
 
 # ---- the command line, in a subprocess --------------------------------------------------------
 def _cli(*args):
-    return [sys.executable, "-m", "ludo_flow.cli", *args]
+    return [sys.executable, "-m", "agents.cli", *args]
 
 
 def _default_sigint_in_child():

@@ -98,7 +98,7 @@ def test_pictures():
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "ludo_flow.cli", *args],
+    return subprocess.run([sys.executable, "-m", "agents.cli", *args],
                           capture_output=True, text=True, timeout=300)
 
 

@@ -198,7 +198,7 @@ def test_a_finished_file_is_not_overwritten_and_resume_refuses_other_settings(tm
 
 
 def test_a_resume_over_records_of_other_sources_says_so_and_ratings_warn_of_mixed_sources(tmp_path, capsys):
-    from ludo_flow.cli import main as cli_main
+    from agents.cli import main as cli_main
     out = tmp_path / "t.jsonl"
     Tournament("flow", FAST, games=4, out=out, workers=0, progress=False).run()
     current = ludo_flow.cache.sources_id()
@@ -329,7 +329,9 @@ def test_a_search_that_never_returns_is_stopped_and_forfeited(tmp_path):
     assert len(forfeits) >= 2
     for r in forfeits:
         assert r[r["forfeit"]["side"]] == "alphabeta:depth=40"
-        assert r["forfeit"]["reason"].startswith("move limit: no move after")
+        # a search that proves a win just after the limit returns late instead of never
+        assert r["forfeit"]["reason"].startswith(("move limit: no move after", "move limit: thought"))
+    assert any(r["forfeit"]["reason"].startswith("move limit: no move after") for r in forfeits)
 
 
 # ---- SPRT ---------------------------------------------------------------------------------
@@ -362,7 +364,7 @@ def test_sprt_stops_early_on_a_clear_case_and_goes_on_on_a_close_one(tmp_path):
 
 # ---- worker processes, kills and resume ------------------------------------------------------
 def _cli(*args):
-    return [sys.executable, "-m", "ludo_flow.cli", *args]
+    return [sys.executable, "-m", "agents.cli", *args]
 
 
 def _workers_of(pid):
@@ -450,7 +452,7 @@ def test_ctrl_c_keeps_finished_games_and_says_how_to_resume(tmp_path):
 
 # ---- command line -------------------------------------------------------------------------
 def test_cli_tournament_replay_and_ratings(tmp_path, capsys):
-    from ludo_flow.cli import main
+    from agents.cli import main
     out = tmp_path / "c.jsonl"
     assert main(["tournament", "flow", "--variant", "fountain", "--agents", "random",
                  "alphabeta:depth=1", "mcts:simulations=30", "--games", "2", "--workers", "0",
@@ -471,7 +473,7 @@ def test_cli_tournament_replay_and_ratings(tmp_path, capsys):
 
 
 def test_cli_ratings_anchor_plots_and_merged_files(tmp_path, capsys):
-    from ludo_flow.cli import main
+    from agents.cli import main
     a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
     Tournament("flow", ["random", "mcts:simulations=30"], games=4, out=a, workers=0, progress=False).run()
     Tournament("flow", ["mcts:simulations=30", "alphabeta:depth=1"], games=4, out=b, workers=0,
@@ -492,7 +494,7 @@ def test_cli_ratings_anchor_plots_and_merged_files(tmp_path, capsys):
 
 def test_the_default_tournament_runs_with_no_arguments(tmp_path, capsys, monkeypatch):
     import agents.tournament as tournament
-    from ludo_flow.cli import main
+    from agents.cli import main
     monkeypatch.setattr(tournament, "DEFAULT_GAMES", 2)  # the real default plays 60 a pairing
     monkeypatch.chdir(tmp_path)
     assert main(["tournament", "flow", "--workers", "0", "--quiet"]) == 0

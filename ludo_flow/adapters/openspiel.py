@@ -1,4 +1,4 @@
-"""Flow and Tolkuchka as OpenSpiel games, and bridges between OpenSpiel bots and our agents.
+"""Flow and Tolkuchka as OpenSpiel games.
 
 Importing this module registers both games with pyspiel as Python games::
 
@@ -11,20 +11,16 @@ Game parameters: `variant` and the game's own parameters (`max_turns`; `quiet_pl
 `max_plies`), and `position` (a position string to start from; empty: the variant's start).
 An OpenSpiel action id is our action id (`num_distinct_actions` is the game's ACTION_SPACE), an
 action string is our notation, the observation tensor is our `State.observation()`
-(docs/adapters.md), a state serialises to its history and kernel array. Bridges:
-`AgentBot(agent)` is one of our agents as a `pyspiel.Bot`; `BotAgent(make_bot)` is any
-OpenSpiel bot as one of our agents (`agents.make_agent("openspiel:bot=mcts,...")` builds
-OpenSpiel's random and MCTS bots by spec, so they can enter our tournaments);
+(docs/adapters.md), a state serialises to its history and kernel array.
 `spiel_game(game)`, `spiel_state(state)` and `ludo_state(spiel_state)` convert games and
-states.
+states. The bridges between OpenSpiel's bots and our agents stand above the engine, in
+`agents.openspiel_bots`.
 """
 try:
     import pyspiel
 except ImportError as err:  # the optional extra is missing
     raise ImportError("ludo_flow.adapters.openspiel needs OpenSpiel: "
                       "pip install 'ludo_flow[openspiel]' (the open_spiel package)") from err
-
-import time
 
 import numpy as np
 from open_spiel.python.observation import IIGObserverForPublicInfoGame
@@ -229,126 +225,3 @@ def ludo_state(state):
     if not isinstance(state, _SpielState):
         raise ParameterError(f"not a ludo_flow OpenSpiel state: {type(state).__name__}")
     return state.ludo_state()
-
-
-class AgentBot(pyspiel.Bot):
-    """One of our agents (`agents.make_agent(...)`) as a pyspiel.Bot, for OpenSpiel's tools.
-
-    `restart_at` starts a new game for the agent (`agent.reset()`: its own seed again, its
-    tree or table cleared); `step` returns the agent's action on a copy of the state."""
-
-    def __init__(self, agent):
-        pyspiel.Bot.__init__(self)
-        self.agent = agent
-
-    def restart_at(self, state):
-        """Start a new game: reset the agent."""
-        self.agent.reset()
-
-    def inform_action(self, state, player, action):
-        """Ignore another player's action (our agents read the whole state at each step)."""
-
-    def provides_policy(self):
-        """Return False: our agents give an action, not a policy."""
-        return False
-
-    def step(self, state):
-        """Return our agent's action for the player to move in the OpenSpiel `state`."""
-        return int(self.agent.select_action(ludo_state(state)))
-
-
-class BotAgent:
-    """Any OpenSpiel bot as one of our agents (`select_action(state)`, `reset(seed)`, `name`).
-
-    `make_bot(game, player, seed)` builds the bot for a pyspiel game of ours (`spiel_game`)
-    and a player (0 White, 1 Black); it is called again after each `reset` and for each game and
-    side the agent meets, so the same seed gives the same moves. The bot sees each position
-    afresh (a new OpenSpiel state with an empty history; `inform_action` is never called), which
-    suits bots that search from the state they are given, as OpenSpiel's random and MCTS bots do."""
-
-    STATS_KEYS = ("legal_actions", "time")
-
-    def __init__(self, make_bot, name="openspiel", seed=0):
-        self.make_bot = make_bot
-        self.name = name
-        self.last_stats = {}
-        self.reset(seed)
-
-    def reset(self, seed=None):
-        """Start a new game: drop the bots; with a seed, build the next ones with it."""
-        if seed is not None:
-            self.seed = int(seed)
-        self._bots = {}
-
-    def select_action(self, state):
-        """Return the OpenSpiel bot's action for the player to move in our `state` (unchanged)."""
-        from agents.base import AgentError, check_state
-        check_state(state)
-        game = spiel_game(state.game)
-        player = state.current_player()
-        bot = self._bots.get((state.game, player))  # keyed by our Game: pyspiel games are unhashable
-        if bot is None:
-            bot = self._bots[state.game, player] = self.make_bot(game, player, self.seed)
-        theirs = spiel_state(state)
-        legal = len(theirs.legal_actions())
-        start = time.perf_counter()
-        action = int(bot.step(theirs))
-        self.last_stats = {"legal_actions": legal, "time": time.perf_counter() - start}
-        if not state.is_legal(action):
-            raise AgentError(f"{self.name}: the OpenSpiel bot returned the illegal action {action}")
-        return action
-
-    def __repr__(self):
-        return f"<BotAgent {self.name}>"
-
-
-class CppBotStepper(pyspiel.Bot):
-    """A C++ pyspiel bot whose `step` goes through `step_with_policy`.
-
-    With open_spiel 2.0.2, `pyspiel.MCTSBot.step` on any Python game (OpenSpiel's own
-    `python_tic_tac_toe` too) crashes the process with a segmentation fault, while
-    `step_with_policy` returns the same action safely; OpenSpiel's `evaluate_bots` calls `step`."""
-
-    def __init__(self, bot):
-        pyspiel.Bot.__init__(self)
-        self.bot = bot
-
-    def restart_at(self, state):
-        """Restart the wrapped bot at `state`."""
-        self.bot.restart_at(state)
-
-    def inform_action(self, state, player, action):
-        """Tell the wrapped bot of another player's action."""
-        self.bot.inform_action(state, player, action)
-
-    def provides_policy(self):
-        """Return True: the wrapped bot's policy is available through `step_with_policy`."""
-        return True
-
-    def step_with_policy(self, state):
-        """Return the wrapped bot's (policy, action)."""
-        return self.bot.step_with_policy(state)
-
-    def step(self, state):
-        """Return the wrapped bot's action (through its `step_with_policy`)."""
-        return self.bot.step_with_policy(state)[1]
-
-
-BOT_KINDS = ("random", "mcts", "mcts_cpp")
-
-
-def make_bot(kind, game, player, seed=0, simulations=1000, rollouts=1, c=2.0, solve=True):
-    """Return an OpenSpiel bot for a pyspiel game and player: 'random' (its UniformRandomBot),
-    'mcts' (its Python MCTSBot with random rollouts) or 'mcts_cpp' (its C++ MCTSBot, ditto)."""
-    if kind == "random":
-        from open_spiel.python.bots.uniform_random import UniformRandomBot
-        return UniformRandomBot(player, np.random.RandomState(seed))
-    if kind == "mcts":
-        from open_spiel.python.algorithms import mcts
-        rng = np.random.RandomState(seed)
-        evaluator = mcts.RandomRolloutEvaluator(n_rollouts=rollouts, random_state=rng)
-        return mcts.MCTSBot(game, c, simulations, evaluator, solve=solve, random_state=rng)
-    if kind == "mcts_cpp":
-        evaluator = pyspiel.RandomRolloutEvaluator(rollouts, seed)
-        return CppBotStepper(pyspiel.MCTSBot(game, evaluator, c, simulations, 1000, solve, seed, False))
-    raise ParameterError(f"unknown OpenSpiel bot {kind!r}; choose one of {', '.join(BOT_KINDS)}")

@@ -152,7 +152,10 @@ class FlowState(State):
 class FlowGame(Game):
     """Flow: pick a variant ('standard', 'stones', 'fountain') and `max_turns` (default 200)."""
 
-    kernels = K  # name and game_id: ludo_flow.registry
+    name = "flow"
+    game_id = 0
+    kernels = K
+    observation_shape = K.OBSERVATION_SHAPE
     state_class = FlowState
     variants = {
         "standard": "1r1n1n1r/p1p1p1p1/1p1p1p1p/8/8/P1P1P1P1/1P1P1P1P/R1N1N1R1 w 1 - 0",

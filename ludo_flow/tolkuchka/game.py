@@ -148,7 +148,10 @@ class TolkuchkaState(State):
 class TolkuchkaGame(Game):
     """Tolkuchka: the standard setup, `quiet_plies` (default 50) and `max_plies` (default 400)."""
 
-    kernels = K  # name and game_id: ludo_flow.registry
+    name = "tolkuchka"
+    game_id = 1
+    kernels = K
+    observation_shape = K.OBSERVATION_SHAPE
     state_class = TolkuchkaState
     variants = {"standard": "8/2BBB3/1W1B4/W1W1B1B1/1W1W1B1B/4W1B1/3WWW2/8 w - 0 0"}
     param_ranges = {"quiet_plies": (K.DEFAULT_QUIET_PLIES, 1, 100000),

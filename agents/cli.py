@@ -11,8 +11,13 @@ import shlex
 import sys
 import time
 
-from . import GAMES, cache, load_game
-from .errors import LudoFlowError
+from ludo_flow import GAMES, cache, load_game
+from ludo_flow.errors import LudoFlowError
+
+from . import warmup
+
+# What `ludo-flow warmup --entry` compiles: each entry point and the agent specs it runs.
+ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
 
 
 class CommandError(LudoFlowError):
@@ -28,6 +33,20 @@ def parse_params(pairs):
             raise CommandError(f"--param takes KEY=VALUE, got {pair!r}")
         params[key.strip()] = value.strip()
     return params
+
+
+def entry_specs(entry):
+    """Return the agent specs an entry point runs (perft runs none)."""
+    if entry == "perft":
+        return ()
+    if entry == "play":
+        return ("random",)
+    if entry == "tournament":
+        from .tournament import DEFAULT_AGENTS
+        return tuple(DEFAULT_AGENTS)
+    if entry in ("mcts", "alphabeta"):
+        return (entry,)
+    raise ValueError(f"unknown entry point {entry!r}; choose one of {', '.join(ENTRY_POINTS)}")
 
 
 def add_position_options(parser):
@@ -67,9 +86,9 @@ def cmd_perft(args):
     game = game_from_args(args)
     count_only = args.depth <= 1 and not args.after  # --after plays actions: the whole engine
     if count_only:
-        cache.warm(game, moves_only=True)
+        warmup.warm(game, moves_only=True)
     else:
-        cache.warm(game, perft=True)
+        warmup.warm(game, perft=True)
     state = state_from_args(args, game)
     k = state.kernels
     start = time.perf_counter()
@@ -91,7 +110,7 @@ def cmd_perft(args):
 
 def _make_agent(spec, game):
     """Return the agent a spec names, turning a bad spec into a CommandError."""
-    from agents import make_agent
+    from .registry import make_agent
     try:
         return make_agent(spec, game)
     except ValueError as err:
@@ -131,10 +150,10 @@ def cmd_bestmove(args):
 
     On Ctrl-C the search stops: the best action found so far is printed the same way and the
     command exits with status 130."""
-    from agents.base import SearchInterrupted
+    from .base import SearchInterrupted
     game = game_from_args(args)
     agent = _make_agent(args.agent, game)
-    cache.warm(game, specs=[args.agent])
+    warmup.warm(game, specs=[args.agent])
     state = state_from_args(args, game)
     if state.is_terminal():
         raise CommandError(f"the game is over ({state.result_string()}): no move to choose")
@@ -151,11 +170,11 @@ def cmd_bestmove(args):
 
 def cmd_play(args):
     """Play a game between two agents; print its moves and end with the result line."""
-    from agents.play import play_game
+    from .play import play_game
     game = game_from_args(args)
     white = _make_agent(args.white, game)
     black = _make_agent(args.black, game)
-    cache.warm(game, specs=[args.white, args.black])
+    warmup.warm(game, specs=[args.white, args.black])
     state = state_from_args(args, game)
     ply = [0]
 
@@ -176,7 +195,7 @@ def cmd_play(args):
 
 def cmd_tournament(args):
     """Play a tournament; print the crosstable and ratings (exit 130 with a resume hint on Ctrl-C)."""
-    from agents.tournament import (DEFAULT_AGENTS, DEFAULT_GAMES, DEFAULT_OPENINGS, Tournament)
+    from .tournament import (DEFAULT_AGENTS, DEFAULT_GAMES, DEFAULT_OPENINGS, Tournament)
     defaults = args.agents is None and args.gauntlet is None
     agents = list(DEFAULT_AGENTS) if defaults else (args.agents or [])
     games = args.games if args.games is not None else DEFAULT_GAMES
@@ -190,7 +209,7 @@ def cmd_tournament(args):
     except CommandError:
         pass  # the tournament reports a bad spec itself
     else:
-        cache.warm(game, specs=specs)  # the engine too: the schedule's openings need it first
+        warmup.warm(game, specs=specs)  # the engine too: the schedule's openings need it first
     state = state_from_args(args, game)
     try:
         start = state.to_string()
@@ -223,7 +242,7 @@ def cmd_tournament(args):
 
 def _plots(table, folder):
     """Write the ratings and score-matrix plots of a ratings table into `folder`."""
-    from agents import plots
+    from . import plots
     if not table or "ratings" not in table:
         raise CommandError("no ratings to plot yet")
     os.makedirs(folder, exist_ok=True)
@@ -234,11 +253,11 @@ def _plots(table, folder):
 
 def cmd_replay(args):
     """Print a recorded game move by move, with the board after each move."""
-    from agents.records import find_record, read_records, replay_states
+    from .records import find_record, read_records, replay_states
     records, _ = read_records(args.file)
     record = find_record(records, args.game_id)
     if record.get("game") in GAMES:
-        cache.warm(load_game(record["game"]))
+        warmup.warm(load_game(record["game"]))
     print(f"# {record['id']} ({record['game']} {record.get('variant')}): "
           f"White {record['white']} - Black {record['black']}")
     if record.get("opening"):
@@ -259,8 +278,8 @@ def cmd_replay(args):
 def cmd_ratings(args):
     """Rate the games of records files: crosstable and joint ratings (or one JSON object)."""
     import json
-    from agents import ratings
-    from agents.records import describe_sources, read_records, sources_counts
+    from . import ratings
+    from .records import describe_sources, read_records, sources_counts
     records = []
     for path in args.files:
         found, bad = read_records(path)
@@ -296,19 +315,19 @@ def cmd_warmup(args):
     for name in names:
         if name not in GAMES:
             raise CommandError(f"unknown game {name!r}; choose one of {', '.join(GAMES)}")
-    entries = args.entry or list(cache.ENTRY_POINTS)
+    entries = args.entry or list(ENTRY_POINTS)
     print(f"# cache: {cache.cache_dir()}", flush=True)
     total = time.perf_counter()
     for name in names:
         game = load_game(name)
         # Everything at once first: on a first run the searches compile in parallel processes.
-        specs = list(dict.fromkeys(s for entry in entries for s in cache.entry_specs(entry)))
-        info = cache.warm(game, perft="perft" in entries, specs=specs)
+        specs = list(dict.fromkeys(s for entry in entries for s in entry_specs(entry)))
+        info = warmup.warm(game, perft="perft" in entries, specs=specs)
         if info.compiled:
             print(f"{name:<10} {'all':<11} {f'compiled {sum(info.compiled.values())} functions':<24} "
                   f"{info.seconds:6.1f} s", flush=True)
         for entry in entries:
-            info = cache.warm(game, perft=entry == "perft", specs=cache.entry_specs(entry))
+            info = warmup.warm(game, perft=entry == "perft", specs=entry_specs(entry))
             did = (f"compiled {sum(info.compiled.values())} functions" if info.compiled
                    else "loaded from the cache")
             print(f"{name:<10} {entry:<11} {did:<24} {info.seconds:6.1f} s", flush=True)
@@ -403,7 +422,7 @@ def build_parser():
     p.set_defaults(run=cmd_ratings)
     p = sub.add_parser("warmup", help="compile every engine and agent ahead of time (numba's cache)")
     p.add_argument("games", nargs="*", metavar="GAME", help="flow, tolkuchka (default: all)")
-    p.add_argument("--entry", nargs="+", choices=cache.ENTRY_POINTS,
+    p.add_argument("--entry", nargs="+", choices=ENTRY_POINTS,
                    help="only these entry points (default: all)")
     p.set_defaults(run=cmd_warmup)
     p = sub.add_parser("cache", help="print the folder of the compiled code (numba's cache)")
@@ -441,7 +460,7 @@ def main(argv=None):
 
 
 def command():
-    """The `ludo-flow` console script (and `python -m ludo_flow.cli`): run `main`, exit with its status.
+    """The `ludo-flow` console script (and `python -m agents.cli`): run `main`, exit with its status.
 
     `gc.freeze()` first moves every object to the permanent generation, so the garbage
     collections of the interpreter's shutdown skip the hundreds of thousands of objects numba

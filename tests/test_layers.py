@@ -1,0 +1,98 @@
+"""The layers: the engine (`ludo_flow`) never imports the agents, and no modules import each other.
+
+Every import is read from the sources (module level and inside functions alike, and
+`importlib.import_module` / `__import__` calls with a constant name), so a lazy import counts.
+"""
+import ast
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+PACKAGES = ("ludo_flow", "agents")
+
+
+def module_name(path):
+    """Return the dotted module name of a source file under REPO."""
+    parts = list(path.relative_to(REPO).with_suffix("").parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def imported_names(path):
+    """Return the absolute module names a source file imports (anywhere in it)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    package = module_name(path)
+    if path.name != "__init__.py":
+        package = package.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module
+            found += [f"{prefix}.{alias.name}" for alias in node.names]  # a module, or a name in one
+        elif (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+              and isinstance(node.args[0].value, str)
+              and getattr(node.func, "attr", getattr(node.func, "id", None)) in ("import_module",
+                                                                                 "__import__")):
+            found.append(node.args[0].value)
+    return found
+
+
+def sources(package):
+    """Return the .py files of a package."""
+    return sorted((REPO / package).rglob("*.py"))
+
+
+def test_the_engine_never_imports_the_agents():
+    offenders = [(str(path.relative_to(REPO)), name) for path in sources("ludo_flow")
+                 for name in imported_names(path) if name == "agents" or name.startswith("agents.")]
+    assert offenders == []
+
+
+def test_the_reader_sees_lazy_and_relative_imports(tmp_path, monkeypatch):
+    # the test above could not fail if the reader missed these forms
+    monkeypatch.setattr(__import__(__name__), "REPO", tmp_path)
+    (tmp_path / "ludo_flow").mkdir()
+    path = tmp_path / "ludo_flow" / "x.py"
+    path.write_text("def f():\n    from agents import mcts\n    import agents.cli\n"
+                    "    importlib.import_module('agents.warmup')\nfrom . import cache\n")
+    assert set(imported_names(path)) == {"agents.mcts", "agents.cli", "agents.warmup", "ludo_flow.cache"}
+
+
+def test_no_two_modules_import_each_other():
+    modules = {module_name(p): p for package in PACKAGES for p in sources(package)}
+    graph = {}
+    for name, path in modules.items():
+        targets = set()
+        for imported in imported_names(path):
+            while imported and imported not in modules:
+                imported = imported.rpartition(".")[0]
+            if imported and imported != name and not (path.name == "__init__.py"
+                                                       and imported.startswith(name + ".")):
+                targets.add(imported)
+        graph[name] = targets
+    # a package's __init__ that re-exports its own modules is its face, not a circle
+    circles = []
+    state = {}
+
+    def visit(node, stack):
+        state[node] = "open"
+        stack.append(node)
+        for target in sorted(graph[node]):
+            if state.get(target) == "open":
+                circles.append(stack[stack.index(target):] + [target])
+            elif target not in state:
+                visit(target, stack)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+    assert circles == []
