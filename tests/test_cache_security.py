@@ -3,8 +3,9 @@
 numba unpickles a function's index file (`.nbi`) as soon as it looks the function up, and an
 unpickled object can run any code. So a planted index here creates a marker file when loaded;
 importing ludo_flow (which configures the cache) and calling a toy cached function in a new
-process must never create the marker from a folder another user owns or can write to. The tests
-run as root on the VM: "another user" is uid 65534 (nobody), "writable by others" mode 0777.
+process must never create the marker from a folder another user owns or can write to. "Another
+user" is uid 65534 (nobody), given the folder with chown (those tests need root, as on the VM);
+"writable by others" is mode 0777.
 """
 import json
 import os
@@ -18,8 +19,9 @@ import pytest
 
 from ludo_flow import cache
 
-pytestmark = pytest.mark.skipif(not hasattr(os, "geteuid") or os.geteuid() != 0,
-                                reason="simulates another user's folders with chown (needs root)")
+pytestmark = pytest.mark.skipif(not hasattr(os, "geteuid"), reason="POSIX owners and modes")
+ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+needs_root = pytest.mark.skipif(not ROOT, reason="gives folders to another user with chown")
 
 NOBODY = 65534
 TWICE = "from numba import njit\n\n\n@njit(cache=True)\ndef twice(x):\n    return 2 * x\n"
@@ -77,10 +79,10 @@ def chown_tree(path, uid):
 
 
 @pytest.mark.parametrize("where, fault, variable", [
-    ("entry", "owner", "LUDO_FLOW_CACHE_DIR"),
+    pytest.param("entry", "owner", "LUDO_FLOW_CACHE_DIR", marks=needs_root),
     ("entry", "mode", "LUDO_FLOW_CACHE_DIR"),
     ("entry", "link", "LUDO_FLOW_CACHE_DIR"),
-    ("base", "owner", "NUMBA_CACHE_DIR"),
+    pytest.param("base", "owner", "NUMBA_CACHE_DIR", marks=needs_root),
     ("base", "mode", "NUMBA_CACHE_DIR"),
 ])
 def test_a_pickle_planted_in_a_folder_others_control_is_never_loaded(tmp_path, where, fault, variable):
@@ -109,7 +111,7 @@ def test_a_pickle_planted_in_a_folder_others_control_is_never_loaded(tmp_path, w
 
 def test_the_fallback_folder_is_private_new_each_time_and_deleted_at_exit(tmp_path):
     # A base that cannot be a folder (under a file) sends the process to the fallback. The old,
-    # predictable fallback `$TMPDIR/ludo_flow-cache-$USER` is planted, another user's and 0777.
+    # predictable fallback `$TMPDIR/ludo_flow-cache-$USER` is planted, 0777 (and another user's).
     temp = tmp_path / "tmp"
     temp.mkdir()
     blocked = tmp_path / "a-file"
@@ -118,7 +120,8 @@ def test_the_fallback_folder_is_private_new_each_time_and_deleted_at_exit(tmp_pa
     predictable = temp / "ludo_flow-cache-victim"
     looked, _ = run(tmp_path, "look", LUDO_FLOW_CACHE_DIR=predictable)
     plant(looked["index"], marker)
-    chown_tree(predictable, NOBODY)
+    if ROOT:
+        chown_tree(predictable, NOBODY)
     for folder in (predictable, Path(looked["cache_dir"])):
         os.chmod(folder, 0o777)
     folders = []
@@ -173,6 +176,7 @@ def test_cache_folders_are_created_private_whatever_the_umask(tmp_path):
         assert folder.stat().st_mode & 0o777 == 0o700, folder
 
 
+@needs_root
 def test_pruning_leaves_other_users_folders_and_links_alone(tmp_path):
     base = tmp_path / "cache"
     base.mkdir(mode=0o700)
