@@ -309,8 +309,10 @@ def compile_in_helpers(game, tasks, start=None, jobs=2, here=None):
                     i, task = waiting.pop(0)
                     base = Path(scratch) / str(i)
                     private = base / folder.name
+                    base.mkdir(mode=0o700)  # the helper uses only a cache folder no one else can write
                     if folder.is_dir():
                         shutil.copytree(folder, private, ignore=shutil.ignore_patterns(".probe-*"))
+                        private.chmod(0o700)
                     argument = json.dumps([game.spec(), task, start])
                     process = subprocess.Popen([sys.executable, "-c", _HELPER, argument],
                                                env={**env, "LUDO_FLOW_CACHE_DIR": str(base)},

@@ -20,12 +20,25 @@ lines of `ludo_flow/__init__.py`; every module of `agents` imports ludo_flow fir
 `numba.config.CACHE_DIR` and the `NUMBA_CACHE_DIR` variable of this process (numba re-reads its
 variables before each compile, and child processes inherit it; they recognise the keyed folder
 and key their own sources in its parent).
+
+numba's cache is a folder of pickles, and loading a pickle runs code, so numba loads only from a
+folder that no one but this user could have written to: the keyed folder (not a symbolic link)
+and `<base>` (a symbolic link only if it is this user's) must belong to this user and be
+writable by no one else (group and others). Folders this module creates have mode 0700, and
+pruning deletes only this user's folders, never through a link. A base or keyed folder that
+fails the check, or that cannot be written, is not used: one line on stderr says why, and the
+process compiles into a new private folder under the temporary directory (`tempfile.mkdtemp`,
+mode 0700) that it deletes at exit. The check is POSIX's; on Windows a user's `%LOCALAPPDATA%`
+is private by its ACLs.
 """
+import atexit
 import hashlib
 import os
 import re
 import shutil
+import stat
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -116,17 +129,88 @@ def cache_dir():
     return _state["dir"]
 
 
-def _usable(path):
-    """Return True if `path` exists (created if needed) and is writable."""
+def _owner():
+    """Return the id of the user this process creates files as, or None where folders have no
+    POSIX owner and mode to check (Windows)."""
+    return os.geteuid() if hasattr(os, "geteuid") else None
+
+
+def _distrust(path, follow):
+    """Return why code must not be loaded from the existing folder `path`, or None: not a folder,
+    another user's or writable by group or others; a symbolic link, unless `follow` is True and
+    the link is this user's (then the folder it points to is checked)."""
+    uid = _owner()
+    if uid is None:
+        return None
+    st = os.lstat(path)
+    if stat.S_ISLNK(st.st_mode):
+        if not follow:
+            return "it is a symbolic link"
+        if st.st_uid != uid:
+            return f"it is a symbolic link that user id {st.st_uid} owns, not you ({uid})"
+        st = os.stat(path)
+    if not stat.S_ISDIR(st.st_mode):
+        return "it is not a folder"
+    if st.st_uid != uid:
+        return f"it belongs to user id {st.st_uid}, not to you ({uid})"
+    if st.st_mode & 0o022:
+        return f"its group or others can write to it (mode {stat.S_IMODE(st.st_mode):o})"
+    return None
+
+
+def _make_private(path):
+    """Create the folder `path` and its missing parents, each with mode 0700."""
+    missing = []
+    while not os.path.lexists(path) and path.parent != path:
+        missing.append(path)
+        path = path.parent
+    for folder in reversed(missing):
+        try:
+            os.mkdir(folder, 0o700)
+        except FileExistsError:  # made meanwhile, by this user or not: the check decides
+            pass
+
+
+def _unusable(base, path):
+    """Return why numba must not cache in the keyed folder `path` under `base` (each created
+    with mode 0700 if missing, the keyed folder only in a base that passed the check), or None
+    if it may: see the module's docstring."""
     try:
-        path.mkdir(parents=True, exist_ok=True)
-        os.utime(path)  # its time is when it was last used: pruning keeps the recent ones
-        probe = path / f".probe-{os.getpid()}"
-        probe.write_bytes(b"")
-        probe.unlink()
-        return True
-    except OSError:
-        return False
+        for folder, follow in ((base, True), (path, False)):
+            _make_private(folder)
+            why = _distrust(folder, follow)
+            if why is not None:
+                return f"{folder}: {why}"
+        # its time is when it was last used: pruning keeps the recent ones
+        if os.utime in os.supports_follow_symlinks:
+            os.utime(path, follow_symlinks=False)
+        else:
+            os.utime(path)
+        fd, probe = tempfile.mkstemp(prefix=".probe-", dir=path)  # O_EXCL|O_NOFOLLOW: a new file
+        os.close(fd)
+        os.unlink(probe)
+        return None
+    except OSError as err:
+        return f"{err.filename or path}: {err.strerror or err}"
+
+
+def _private_folder(name, why):
+    """Return a new keyed folder `name` in a new private temporary folder (mode 0700, deleted
+    when this process exits), saying on stderr why the usual one (`why`) is not used."""
+    try:
+        base = Path(tempfile.mkdtemp(prefix="ludo_flow-cache-"))
+        path = base / name
+        os.mkdir(path, 0o700)
+    except OSError as err:
+        raise RuntimeError(f"ludo_flow: no folder to keep compiled code in: {why}, and the "
+                           f"temporary folder failed ({err}); set LUDO_FLOW_CACHE_DIR to a folder "
+                           f"only you can write to") from None
+    creator = os.getpid()
+    atexit.register(lambda: os.getpid() == creator and shutil.rmtree(base, ignore_errors=True))
+    print(f"ludo_flow: not using the cache folder {why}; compiling into {path} instead (private, "
+          f"deleted at exit); set LUDO_FLOW_CACHE_DIR to a folder only you can write to",
+          file=sys.stderr)
+    return path
 
 
 def configure():
@@ -134,12 +218,10 @@ def configure():
     name = _state["entry"] = entry_name()
     base = cache_base()
     path = base / name
-    if not _usable(path):  # an unwritable base: a per-user folder under the temporary directory
-        import tempfile
-        user = os.environ.get("USER") or os.environ.get("USERNAME") or str(os.getpid())
-        base = Path(tempfile.gettempdir()) / f"ludo_flow-cache-{user}"
-        path = base / name
-        _usable(path)
+    why = _unusable(base, path)
+    if why is not None:
+        path = _private_folder(name, why)
+        base = path.parent
     from numba.core import config
     os.environ["NUMBA_CACHE_DIR"] = str(path)
     config.CACHE_DIR = str(path)
@@ -168,8 +250,21 @@ def cache_entries(base=None):
     return [p for _, p in sorted(found, key=lambda t: (-t[0], t[1].name))]
 
 
+def _ours(path):
+    """Return True if `path` is a folder (not a symbolic link) that belongs to this user."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    uid = _owner()
+    return stat.S_ISDIR(st.st_mode) and (uid is None or st.st_uid == uid)
+
+
 def _remove(path):
-    """Delete a folder safely against a racing process: rename it away first, then delete."""
+    """Delete a folder of this user's (never a link, never another user's) safely against a
+    racing process: rename it away first, then delete; return True if it was removed."""
+    if not _ours(path):
+        return False
     trash = path.parent / f"{_TRASH}{os.getpid()}-{threading.get_ident()}-{path.name}"
     try:
         os.rename(path, trash)
@@ -180,15 +275,16 @@ def _remove(path):
 
 
 def prune(base, keep, keep_others=KEEP_OTHERS, recent=KEEP_RECENT_SECONDS):
-    """Delete the cache folders under `base` other than `keep` and the `keep_others` most
-    recently used, except any used in the last `recent` seconds; return the deleted paths."""
+    """Delete this user's cache folders under `base` other than `keep` and the `keep_others`
+    most recently used, except any used in the last `recent` seconds; return the deleted paths.
+    Symbolic links and other users' folders are left alone."""
     base = Path(base)
     now = time.time()
-    others = [p for p in cache_entries(base) if p.name != keep]
+    others = [p for p in cache_entries(base) if p.name != keep and _ours(p)]
     removed = []
     for path in others[keep_others:]:
         try:
-            if now - path.stat().st_mtime < recent:
+            if now - os.lstat(path).st_mtime < recent:
                 continue
         except OSError:
             continue
@@ -201,7 +297,7 @@ def prune(base, keep, keep_others=KEEP_OTHERS, recent=KEEP_RECENT_SECONDS):
         leftovers = []
     for path in leftovers:
         try:
-            if now - path.stat().st_mtime > recent:
+            if _ours(path) and now - os.lstat(path).st_mtime > recent:
                 shutil.rmtree(path, ignore_errors=True)
         except OSError:
             pass

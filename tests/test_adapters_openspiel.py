@@ -1,6 +1,7 @@
 """The OpenSpiel adapter: both games registered with pyspiel, checked against our State objects
 move by move, by perft, by OpenSpiel's own API test and bots, and the bridges between OpenSpiel
 bots and our agents (skipped without the `openspiel` extra)."""
+import base64
 import pickle
 import random
 
@@ -144,6 +145,100 @@ def test_clone_serialise_and_pickle_keep_the_position(case):
     state3 = pickle.loads(pickle.dumps(state))
     assert np.array_equal(state3.array, state.array) and state3.history() == state.history()
     assert str(pickle.loads(pickle.dumps(spiel))) == str(spiel)
+
+
+def test_serialised_states_round_trip_through_the_state_layer(case):
+    # Every state of random games, choose phases included, comes back with its array, history
+    # and move number; so does a state started from a position string or made from our State.
+    spiel, ours = case
+    choosing = 0
+    for seed in range(4):
+        rng = random.Random(f"serialise-{spiel}-{seed}")
+        state = spiel.new_initial_state()
+        while True:
+            text = state.serialize()
+            assert text.startswith(f"position={state.get_game()._start_string}\nactions=")
+            back = spiel.deserialize_state(text)
+            assert np.array_equal(back.array, state.array)
+            assert back.history() == state.history() and back.move_number() == state.move_number()
+            assert back.serialize() == text
+            choosing += bool(getattr(state.ludo_state(), "choosing", False))
+            if state.is_terminal():
+                break
+            state.apply_action(rng.choice(state.legal_actions()))
+    assert choosing > 0 or ours.name == "tolkuchka"
+    middle = ours.new_initial_state()
+    rng = random.Random(7)
+    for _ in range(9):
+        middle.apply(rng.choice(middle.legal_actions()))
+        while getattr(middle, "choosing", False):  # on to a position with a position string
+            middle.apply(rng.choice(middle.legal_actions()))
+    for start in (spiel.new_initial_state(middle.to_string()), adapter.spiel_state(middle)):
+        for _ in range(3):
+            if not start.is_terminal():
+                start.apply_action(rng.choice(start.legal_actions()))
+        back = spiel.deserialize_state(start.serialize())
+        assert str(back) == str(start) and back.legal_actions() == start.legal_actions()
+        assert back.history() == start.history() and back.serialize() == start.serialize()
+
+
+def test_a_state_made_from_a_choose_phase_has_nothing_to_serialise_from():
+    game = ludo_flow.load_game("flow", "standard", max_turns=12)
+    for seed in range(100):
+        rng = random.Random(seed)
+        state = game.new_initial_state()
+        while not state.is_terminal() and not state.choosing:
+            state.apply(rng.choice(state.legal_actions()))
+        if state.choosing:
+            break
+    theirs = adapter.spiel_state(state)
+    with pytest.raises(ludo_flow.PositionError, match="no position string"):
+        theirs.serialize()
+
+
+class _Payload:
+    """Unpickling it creates the file `path`: the proof that a pickle was loaded."""
+
+    def __init__(self, path):
+        self.path = str(path)
+
+    def __reduce__(self):
+        return open, (self.path, "a")
+
+
+def test_deserialize_never_unpickles_its_input(tmp_path):
+    # OpenSpiel's own format for Python games: the state's attributes as a base64 pickle.
+    # A pickle that runs code, and one of a 1-word array that the kernels would read past.
+    marker = tmp_path / "payload-ran"
+    game = pyspiel.load_game("ludo_flow_flow(variant=fountain)")
+    for attributes in ({"_array": _Payload(marker)}, {"_array": np.zeros(1, np.uint64)}):
+        payload = base64.b64encode(pickle.dumps(attributes)).decode()
+        with pytest.raises(ludo_flow.ParameterError, match="two lines"):
+            game.deserialize_state(f"history=\nmove_number=0\n__dict__={payload}")
+    assert not marker.exists()
+
+
+@pytest.mark.parametrize("text, error, words", [
+    (None, ludo_flow.ParameterError, "is a str"),
+    (b"position=", ludo_flow.ParameterError, "is a str"),
+    ("", ludo_flow.ParameterError, "two lines"),
+    ("position=p1p1p/p1p1p/5/P1P1P/P1P1P w 1 - 0", ludo_flow.ParameterError, "two lines"),
+    ("actions=\nposition=p1p1p/p1p1p/5/P1P1P/P1P1P w 1 - 0", ludo_flow.ParameterError, "two lines"),
+    ("position=p1p1p/p1p1p/5/P1P1P/P1P1P w 1 - 0\nactions=\n", ludo_flow.ParameterError, "two lines"),
+    ("position=\nactions=", ludo_flow.PositionError, "5 fields"),
+    ("position=p1p1p/p1p1p/5/P1P1P/P1P1P w 1 - 0 extra\nactions=", ludo_flow.PositionError, "5 fields"),
+    ("position=p1p1p/p1p1p/4000000000/P1P1P/P1P1P w 1 - 0\nactions=", ludo_flow.PositionError,
+     "unexpected character"),
+    ("position=p1p1p/p1p1p/5/P1P1P/P1P1P w 1 - 0\nactions=a1-b1 a1-b1", ludo_flow.ActionError, "legal"),
+    ("position=p1p1p/p1p1p/5/P1P1P/P1P1P w 1 - 0\nactions=4096", ludo_flow.ActionError, "notation"),
+    ("position=p1p1p/p1p1p/5/P1P1P/P1P1P w 1 - 0\nactions=z9-a1", ludo_flow.ActionError, "notation"),
+    ("position=5/5/5/P4/5 b 1 - 3\nactions=a2-a3", ludo_flow.ActionError, "the game is over"),
+])
+def test_malformed_serialised_states_are_refused_in_one_line(text, error, words):
+    game = pyspiel.load_game("ludo_flow_flow(variant=fountain,max_turns=3)")
+    with pytest.raises(error, match=words) as caught:
+        game.deserialize_state(text)
+    assert "\n" not in str(caught.value)
 
 
 def test_openspiel_api_checks_pass(case):

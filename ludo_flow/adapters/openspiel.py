@@ -11,7 +11,11 @@ Game parameters: `variant` and the game's own parameters (`max_turns`; `quiet_pl
 `max_plies`), and `position` (a position string to start from; empty: the variant's start).
 An OpenSpiel action id is our action id (`num_distinct_actions` is the game's ACTION_SPACE), an
 action string is our notation, the observation tensor is our `State.observation()`
-(docs/adapters.md), a state serialises to its history and kernel array.
+(docs/adapters.md). `state.serialize()` is text: the position string the state's history starts
+from and that history in notation, which `game.deserialize_state(text)` parses and replays
+through our State layer, never unpickling (OpenSpiel's own `pyspiel.serialize_game_and_state`,
+`deserialize_game_and_state` and `pickle` of a state pickle its attributes, as for every Python
+game: read those only from a source you trust).
 `spiel_game(game)`, `spiel_state(state)` and `ludo_state(spiel_state)` convert games and
 states. The bridges between OpenSpiel's bots and our agents stand above the engine, in
 `agents.openspiel_bots`.
@@ -27,12 +31,13 @@ from open_spiel.python.observation import IIGObserverForPublicInfoGame
 
 import ludo_flow
 from ludo_flow import registry
-from ludo_flow.errors import ActionError, ParameterError
+from ludo_flow.errors import ActionError, ParameterError, PositionError
 
 from . import _common
 
 _TERMINAL = int(pyspiel.PlayerId.TERMINAL)  # read once: a pybind enum lookup costs microseconds a call
 SHORT_NAMES = {entry.name: f"ludo_flow_{entry.name}" for entry in registry.ENTRIES}
+_FROM_ARRAY = "<the array the state was made from>"  # see _SpielState._origin
 
 
 def _parameter_specification(entry):
@@ -72,6 +77,7 @@ class _SpielGame(pyspiel.Game):
         params = dict(_parameter_specification(self.entry), **(params or {}))
         self.ludo_game, start = _common.game_and_start(self.entry.name, params)
         self._start = start.array.copy()
+        self._start_string = start.to_string()
         info = pyspiel.GameInfo(
             num_distinct_actions=self.entry.action_space,
             max_chance_outcomes=0,
@@ -87,8 +93,29 @@ class _SpielGame(pyspiel.Game):
         if state is None:
             return self.state_class(self, self._start.copy())
         if isinstance(state, str):
-            return self.state_class(self, self.ludo_game.from_string(state).array.copy())
+            start = self.ludo_game.from_string(state)
+            spiel = self.state_class(self, start.array.copy())
+            spiel._origin = start.to_string()
+            return spiel
         raise ParameterError(f"new_initial_state takes a position string or nothing, got {state!r}")
+
+    def deserialize_state(self, text):
+        """Return the state that `serialize()` wrote as `text`, its history replayed: its position
+        string parsed and each action parsed in notation and played, by our State layer (never
+        unpickled; a ParameterError, PositionError or ActionError, all ValueErrors, if it is bad)."""
+        if not isinstance(text, str):
+            raise ParameterError(f"a serialised {self.entry.name} state is a str, got {type(text).__name__}")
+        lines = text.split("\n")
+        if len(lines) != 2 or not lines[0].startswith("position=") or not lines[1].startswith("actions="):
+            raise ParameterError(f"a serialised {self.entry.name} state is two lines, "
+                                 f"'position=<position string>' and 'actions=<actions in notation>'; "
+                                 f"got {text[:60]!r}{'...' if len(text) > 60 else ''}")
+        state = self.new_initial_state(lines[0][len("position="):])
+        game = self.ludo_game
+        for word in lines[1][len("actions="):].split(" "):
+            if word:
+                state.apply_action(game.state_class(game, state.array).parse_action(word))
+        return state
 
     def make_py_observer(self, iig_obs_type=None, params=None):
         """Return the observer of the observation tensor and string (or of the history, for info states)."""
@@ -98,13 +125,18 @@ class _SpielGame(pyspiel.Game):
 
 
 class _SpielState(pyspiel.State):
-    """A state of one of our games for OpenSpiel: the kernel array and nothing else.
+    """A state of one of our games for OpenSpiel: the kernel array, and the position string its
+    history starts from when that is not the game's start.
 
-    OpenSpiel clones a Python state by deep-copying its `__dict__` and serialises it by
-    pickling it, so the array is the only attribute; the Game is found through `get_game()`."""
+    OpenSpiel clones a Python state by deep-copying its `__dict__` (and its own serialisation
+    pickles it), so those are the only attributes; the Game is found through `get_game()`."""
 
     entry = None  # the registry entry of the game (set per game, like kernels)
     kernels = None
+    # The position string the history starts from: None for the game's start, _FROM_ARRAY for
+    # the array the state was made from (written at its first action: most such states are never
+    # played on or serialised), "" for a choose phase, which has none.
+    _origin = None
 
     def __init__(self, game, array):
         super().__init__(game)
@@ -138,7 +170,16 @@ class _SpielState(pyspiel.State):
             legal = " ".join(self._action_to_string(None, a) for a in self._legal_actions(None))
             raise ActionError(f"action {action} is illegal here; legal: {legal}" if legal
                               else f"action {action} is illegal: the game is over")
+        if self._origin == _FROM_ARRAY:
+            self._origin = self._position_string()
         self.kernels.apply(self._array, action, self._array)
+
+    def _position_string(self):
+        """Return this position's string, "" in a choose phase (which has none)."""
+        try:
+            return self.ludo_state().to_string()
+        except PositionError:
+            return ""
 
     def _action_to_string(self, player, action):
         """Return an action in our notation ('b2-b4', '~d4'); a number if it names nothing here."""
@@ -161,6 +202,24 @@ class _SpielState(pyspiel.State):
         """Return our ASCII board with its status line."""
         game = self.get_game().ludo_game
         return str(game.state_class(game, self._array))
+
+    def serialize(self):
+        """Return this state as text for `deserialize_state`: 'position=' the position string its
+        history starts from, a new line, 'actions=' that history in notation (PositionError for
+        a state made by `spiel_state` from a choose phase, which has no position string)."""
+        spiel = self.get_game()
+        origin = spiel._start_string if self._origin is None else self._origin
+        if origin == _FROM_ARRAY:  # nothing played since it was made
+            origin = self._position_string()
+        if not origin:
+            raise PositionError("this state was made from a choose-phase State, which has no position "
+                                "string; serialise a state made from the position before its step")
+        state = spiel.ludo_game.from_string(origin)
+        words = []
+        for action in self.history():
+            words.append(state.action_to_string(action))
+            state.apply(action)
+        return f"position={origin}\nactions={' '.join(words)}"
 
 
 class _BoardObserver:
@@ -217,7 +276,9 @@ def spiel_game(game):
 def spiel_state(state):
     """Return an OpenSpiel state of our State's position (a copy; its history is empty)."""
     game = spiel_game(state.game)
-    return game.state_class(game, state.array.copy())
+    spiel = game.state_class(game, state.array.copy())
+    spiel._origin = _FROM_ARRAY
+    return spiel
 
 
 def ludo_state(state):
