@@ -5,7 +5,8 @@
 The tree has no transposition table: two move orders that reach the same position (in Flow,
 the two steps of a turn taken in either order; in Tolkuchka, two independent moves of a side)
 make two nodes that are searched apart. For the positions of the first `--games` games of
-round 5's 0.1 s records (every `--every`-th ply from the fifth), the default `mcts` searches
+the equal-time 0.1 s records, `records/GAME/vs_alphabeta_0.1s.jsonl` (every `--every`-th ply
+from the fifth), the default `mcts` searches
 `--time` seconds; then the stored states of its expanded nodes (the pool, one row per expanded
 node) are compared whole, and the share of rows equal to an earlier row is a node's work that
 a table would have shared. Prints the median, minimum and maximum share per game.
@@ -14,7 +15,7 @@ a table would have shared. Prints the median, minimum and maximum share per game
 
 counts, from Flow positions at the start of a turn (seeded random games), every sequence of
 the player's decisions to the end of the turn and the distinct positions they reach, and how
-many second steps `dispatch.drop_transposed` drops (MCTS's `turn_order=1`, round 8).
+many second steps `dispatch.drop_transposed` drops (MCTS's `turn_order=1`).
 """
 import argparse
 import json
