@@ -4,7 +4,7 @@ import re
 import numpy as np
 
 from ..errors import ActionError, PositionError
-from ..game import Game, State
+from ..game import Game, State, parse_count
 from ..outcome import Termination
 from ..render import (BLACK_PIECE, WHITE_PIECE, ascii_board, board_field, changed_squares,
                       last_move_caption, parse_board_field, parse_square, square_name, svg_board)
@@ -184,8 +184,6 @@ class FlowGame(Game):
             raise PositionError(f"malformed Flow state array: bad {', '.join(problems)}")
 
     def _parse_position(self, text):
-        if not isinstance(text, str):
-            raise PositionError(f"a position string is a str, got {text!r}")
         fields = text.split()
         if len(fields) != 5:
             raise PositionError(
@@ -196,8 +194,7 @@ class FlowGame(Game):
             raise PositionError(f"side to move must be 'w' or 'b', got {side!r}")
         if step not in ("1", "2"):
             raise PositionError(f"step must be 1 or 2, got {step!r}")
-        if not turns.isdigit() or int(turns) > _TURN_LIMIT:
-            raise PositionError(f"completed turns must be an integer in [0, {_TURN_LIMIT}], got {turns!r}")
+        turns = parse_count(turns, "completed turns", _TURN_LIMIT)
         max_turns = self.params["max_turns"]
         s = K.new_state(width, height, max_turns)
         for sq, letter in pieces.items():
@@ -209,7 +206,7 @@ class FlowGame(Game):
                 s[K.KNIGHTS] |= b
         s[K.SIDE] = 1 if side == "b" else 0
         s[K.STEP] = int(step)
-        s[K.TURNS] = int(turns)
+        s[K.TURNS] = turns
         occ = s[K.WHITE] | s[K.BLACK]
         walls = K.wash_candidates(occ, width, s[K.MASK])
         if walls:
@@ -227,6 +224,8 @@ class FlowGame(Game):
         else:
             if step == "1":
                 raise PositionError("step 1 cannot name a first-moved square (use '-')")
+            if not re.fullmatch(r"[a-h][1-8]", first):
+                raise PositionError(f"bad first-moved square: {first!r} is not a square name like 'd4'")
             try:
                 sq = parse_square(first, width, height)
             except ActionError as err:

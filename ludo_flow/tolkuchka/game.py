@@ -4,13 +4,13 @@ import re
 import numpy as np
 
 from ..errors import ActionError, PositionError
-from ..game import Game, State
+from ..game import Game, State, parse_count
 from ..outcome import Termination
 from ..render import (BLACK_PIECE, WHITE_PIECE, ascii_board, board_field, changed_squares,
                       last_move_caption, parse_board_field, parse_square, square_name, svg_board)
 from . import kernels as K
 
-_COUNTER_LIMIT = 1 << 32
+_COUNTER_LIMIT = (1 << 32) - 1  # the largest ply count a position may hold
 
 
 def _squares(board):
@@ -169,8 +169,6 @@ class TolkuchkaGame(Game):
             raise PositionError(f"malformed Tolkuchka state array: {', '.join(problems)}")
 
     def _parse_position(self, text):
-        if not isinstance(text, str):
-            raise PositionError(f"a position string is a str, got {text!r}")
         fields = text.split()
         if len(fields) != 5:
             raise PositionError("a Tolkuchka position has 5 fields (board side ko quiet plies), "
@@ -181,9 +179,8 @@ class TolkuchkaGame(Game):
         black = sum(1 << sq for sq, c in chars.items() if c == "B")
         if side not in ("w", "b"):
             raise PositionError(f"side to move must be 'w' or 'b', got {side!r}")
-        for name, value in (("quiet plies", quiet), ("plies", plies)):
-            if not value.isdigit() or int(value) >= _COUNTER_LIMIT:
-                raise PositionError(f"{name} must be a non-negative integer, got {value!r}")
+        quiet = parse_count(quiet, "quiet plies", _COUNTER_LIMIT)
+        plies = parse_count(plies, "plies", _COUNTER_LIMIT)
         if not white or not black:
             raise PositionError(f"{'White' if not white else 'Black'} has no checkers")
         s = K.new_state(self.params["quiet_plies"], self.params["max_plies"])
@@ -195,8 +192,8 @@ class TolkuchkaGame(Game):
                 raise PositionError(f"{who}'s checker on {square_name(lone[0])} is single "
                                     "(no own checker next to it): singles never stay on the board")
         s[K.SIDE] = 1 if side == "b" else 0
-        s[K.QUIET] = int(quiet)
-        s[K.PLIES] = int(plies)
+        s[K.QUIET] = quiet
+        s[K.PLIES] = plies
         if ko != "-":
             s[K.KO] = K.ko_word(*parse_move(ko, PositionError))
         return s
