@@ -108,13 +108,17 @@ class Game:
 
     def from_string(self, text):
         """Return the state a position string describes (raises PositionError if it is bad)."""
-        return self.state_class(self, self._parse_position(position_text(text)))
+        array = self._parse_position(position_text(text))
+        self._check_array(array)
+        return self.state_class(self, array)
 
     def from_array(self, array):
         """Return a State wrapping a copy of a kernel state array (PositionError if it is malformed).
 
-        The checks keep the kernels' memory safe (sizes, indices, fields in range); they do not
-        prove the position reachable."""
+        The array passes the checks a parsed position string passes (`_check_array`, which
+        `from_string` shares): every field in range and the fields consistent as play leaves
+        them, so that the state is over or has a legal action and every kernel runs safely on
+        it. They do not prove the position reachable from a start."""
         try:
             array = np.array(array, dtype=np.uint64, copy=True)
         except (TypeError, ValueError, OverflowError) as err:
@@ -147,6 +151,8 @@ class Game:
         raise NotImplementedError
 
     def _check_array(self, array):
+        """Raise PositionError unless `array` (uint64, the kernels' shape) is a state of this game
+        whose every field is in range and which is over or has a legal action."""
         raise NotImplementedError
 
 

@@ -157,16 +157,45 @@ class TolkuchkaGame(Game):
                     K.QUIET_LIMIT: Termination.QUIET_PLIES, K.PLY_LIMIT: Termination.MAX_PLIES}
 
     def _check_array(self, a):
+        """Raise PositionError unless `a` is a Tolkuchka state as play leaves one (see Game.from_array).
+
+        Every word in range, the draw limits the game's own; no single checker on the board;
+        the side that moved last has checkers (the side to move may have none: it has lost);
+        a ko names a knock of the last move: its tail square empty, its landing square the
+        knocker's, no quiet ply since."""
         problems = []
-        if int(a[K.WHITE]) & int(a[K.BLACK]):
+        white, black = int(a[K.WHITE]), int(a[K.BLACK])
+        if white & black:
             problems.append("checker boards overlap")
         if int(a[K.SIDE]) > 1:
             problems.append("side")
         ko = int(a[K.KO])
         if ko != K.NO_KO and not (ko <= 4096 and _on_one_line((ko - 1) >> 6, (ko - 1) & 63)):
             problems.append("ko word")
+        for slot, name in ((K.QUIET, "quiet plies"), (K.PLIES, "plies")):
+            if int(a[slot]) > _COUNTER_LIMIT:
+                problems.append(name)
+        for slot, name in ((K.QUIET_PLIES, "quiet_plies"), (K.MAX_PLIES, "max_plies")):
+            if int(a[slot]) != self.params[name]:
+                problems.append(f"{name} {int(a[slot])} (the game's is {self.params[name]})")
         if problems:
             raise PositionError(f"malformed Tolkuchka state array: {', '.join(problems)}")
+        for colour, who in ((white, "White"), (black, "Black")):
+            lone = _squares(K.singles(np.uint64(colour)))
+            if lone:
+                raise PositionError(f"{who}'s checker on {square_name(lone[0])} is single "
+                                    "(no own checker next to it): singles never stay on the board")
+        last, who = (white, "White") if int(a[K.SIDE]) else (black, "Black")
+        if not last:
+            raise PositionError(f"{who} has no checkers, yet made the last move")
+        if ko != K.NO_KO:
+            tail, landing = (ko - 1) >> 6, (ko - 1) & 63
+            move = f"{square_name(tail)}-{square_name(landing)}"
+            if (white | black) >> tail & 1 or not last >> landing & 1:
+                raise PositionError(f"the ko move {move} is no knock of the last move: its tail square "
+                                    f"must be empty and its landing square hold {who}'s checker")
+            if int(a[K.QUIET]):
+                raise PositionError(f"quiet plies must be 0 after the ko move {move} (a knock), got {int(a[K.QUIET])}")
 
     def _parse_position(self, text):
         fields = text.split()
@@ -186,11 +215,6 @@ class TolkuchkaGame(Game):
         s = K.new_state(self.params["quiet_plies"], self.params["max_plies"])
         s[K.WHITE] = np.uint64(white)
         s[K.BLACK] = np.uint64(black)
-        for colour, who in ((K.WHITE, "White"), (K.BLACK, "Black")):
-            lone = _squares(K.singles(s[colour]))
-            if lone:
-                raise PositionError(f"{who}'s checker on {square_name(lone[0])} is single "
-                                    "(no own checker next to it): singles never stay on the board")
         s[K.SIDE] = 1 if side == "b" else 0
         s[K.QUIET] = quiet
         s[K.PLIES] = plies
