@@ -14,6 +14,34 @@ from .outcome import Outcome
 
 _buffers = {}
 
+# The longest well-formed position string (an 8x8 board field, the other fields, generous
+# spacing) is far shorter: a longer text is refused before any of it is read.
+MAX_POSITION_LENGTH = 256
+# Printable ASCII, and the whitespace a file or a terminal may leave between fields. Outside
+# ASCII, str.isdigit() and str.split() accept characters no position string writes ('²', a
+# no-break space).
+_POSITION_TEXT = re.compile(r"[ -~\t\r\n]*")
+
+
+def position_text(text):
+    """Return `text` if it may be a position string: a str, short, printable ASCII (PositionError if not)."""
+    if not isinstance(text, str):
+        raise PositionError(f"a position string is a str, got {type(text).__name__}")
+    if len(text) > MAX_POSITION_LENGTH:
+        raise PositionError(f"a position string has at most {MAX_POSITION_LENGTH} characters, "
+                            f"got {len(text)}")
+    if not _POSITION_TEXT.fullmatch(text):
+        at = next(i for i, ch in enumerate(text) if not _POSITION_TEXT.fullmatch(ch))
+        raise PositionError(f"a position string is printable ASCII; found {text[at]!r} at character {at + 1}")
+    return text
+
+
+def parse_count(text, name, limit):
+    """Return the integer 0..limit a position field writes in ASCII digits (PositionError if not)."""
+    if not re.fullmatch(r"[0-9]+", text) or int(text) > limit:
+        raise PositionError(f"{name} must be an integer in [0, {limit}], got {text!r}")
+    return int(text)
+
 
 def _action_buffer(size):
     """Return a reusable int32 buffer for legal-action generation (one per size)."""
@@ -68,13 +96,17 @@ class Game:
 
     def from_string(self, text):
         """Return the state a position string describes (raises PositionError if it is bad)."""
-        return self.state_class(self, self._parse_position(text))
+        array = self._parse_position(position_text(text))
+        self._check_array(array)
+        return self.state_class(self, array)
 
     def from_array(self, array):
         """Return a State wrapping a copy of a kernel state array (PositionError if it is malformed).
 
-        The checks keep the kernels' memory safe (sizes, indices, fields in range); they do not
-        prove the position reachable."""
+        The array passes the checks a parsed position string passes (`_check_array`, which
+        `from_string` shares): every field in range and the fields consistent as play leaves
+        them, so that the state is over or has a legal action and every kernel runs safely on
+        it. They do not prove the position reachable from a start."""
         try:
             array = np.array(array, dtype=np.uint64, copy=True)
         except (TypeError, ValueError, OverflowError) as err:
@@ -103,9 +135,12 @@ class Game:
     state_class = None
 
     def _parse_position(self, text):
+        """Return the kernel array a position string (a short ASCII str) describes (PositionError if malformed)."""
         raise NotImplementedError
 
     def _check_array(self, array):
+        """Raise PositionError unless `array` (uint64, the kernels' shape) is a state of this game
+        whose every field is in range and which is over or has a legal action."""
         raise NotImplementedError
 
 

@@ -4,7 +4,7 @@ import re
 import numpy as np
 
 from ..errors import ActionError, PositionError
-from ..game import Game, State
+from ..game import Game, State, parse_count
 from ..outcome import Termination
 from ..render import (BLACK_PIECE, WHITE_PIECE, ascii_board, board_field, changed_squares,
                       last_move_caption, parse_board_field, parse_square, square_name, svg_board)
@@ -18,6 +18,11 @@ def _bits(board):
     """Return the square indices set in a uint64 board, ascending."""
     board = int(board)
     return [sq for sq in range(64) if board >> sq & 1]
+
+
+def _far_edge(black, mask, height):
+    """Return the board (an int) of the far edge of White (the top rank) or, if `black`, of Black (rank 1)."""
+    return int(mask) & (0xFF if black else 0xFF << 8 * (height - 1))
 
 
 def _piece_map(array):
@@ -167,6 +172,59 @@ class FlowGame(Game):
                     K.NO_FIRST_STEP: Termination.NO_FIRST_STEP, K.TURN_LIMIT: Termination.TURN_LIMIT}
 
     def _check_array(self, a):
+        """Raise PositionError unless `a` is a Flow state as play leaves one (see Game.from_array).
+
+        Every word in range first (the kernels index by them), then the fields together: a
+        step phase at rest, an ongoing one with no piece on its far edge, a first-moved piece
+        only at step 2 and a legal step there; a choose phase with two or more wash candidates,
+        its current's history ending with its arrangement, and a legal wash; a finished game
+        (a result word) ended as the rules end one."""
+        self._check_words(a)
+        white, black, dames = int(a[K.WHITE]), int(a[K.BLACK]), int(a[K.DAMES])
+        width, height, mask = int(a[K.WIDTH]), int(a[K.HEIGHT]), a[K.MASK]
+        side, step, first, turns = int(a[K.SIDE]), int(a[K.STEP]), int(a[K.FIRST]), int(a[K.TURNS])
+        mover = black if side else white
+        if first != K.NO_SQUARE and not mover >> first & 1:
+            raise PositionError(f"the first-moved square {square_name(first)} holds no piece of the side to move")
+        candidates = int(K.wash_candidates(a[K.WHITE] | a[K.BLACK], width, mask))
+        if int(a[K.PHASE]) == K.PHASE_CHOOSE:
+            if int(a[K.RESULT]) != K.ONGOING:
+                raise PositionError("a finished game has no choose phase")
+            if turns > _TURN_LIMIT:
+                raise PositionError(f"completed turns must be at most {_TURN_LIMIT} in an unfinished game")
+            nhist = int(a[K.NHIST])
+            if candidates & (candidates - 1) == 0:
+                raise PositionError("a choose phase needs two or more wash candidates, "
+                                    f"the board has {len(_bits(candidates))}")
+            if nhist == 0 or int(a[K.HIST + nhist - 1]) != int(K.arrangement_key(a[K.WHITE], a[K.BLACK], a[K.DAMES])):
+                raise PositionError("a choose phase's current history must end with its arrangement's key")
+            if not self.state_class(self, a).legal_actions():
+                raise PositionError("a choose phase must have a legal wash choice")
+            return
+        if int(a[K.NHIST]):
+            raise PositionError(f"a step phase's current history must be empty, got {int(a[K.NHIST])} keys")
+        if candidates:
+            names = " ".join(square_name(q) for q in _bits(candidates))
+            raise PositionError(f"the board has a wall (wash candidates {names}): "
+                                "outside a choose phase the current is at rest")
+        code = int(a[K.RESULT])
+        if code != K.ONGOING:
+            self._check_finished(a, code)
+            return
+        if turns > _TURN_LIMIT:
+            raise PositionError(f"completed turns must be at most {_TURN_LIMIT} in an unfinished game")
+        for colour, who in ((white, "White"), (black, "Black")):
+            on_edge = colour & _far_edge(who == "Black", mask, height)
+            if on_edge:
+                raise PositionError(f"{who} has a piece on its far edge ({square_name(_bits(on_edge)[0])}): "
+                                    "the game would already be over")
+        if step == 1 and first != K.NO_SQUARE:
+            raise PositionError("step 1 cannot name a first-moved square")
+        if step == 2 and not K.has_legal_step(a):
+            raise PositionError("at step 2 the side to move must have a legal step")
+
+    def _check_words(self, a):
+        """Raise PositionError unless every word of `a` is in its range and the boards fit the board."""
         w, h = int(a[K.WIDTH]), int(a[K.HEIGHT])
         problems = []
         if not (4 <= w <= 8 and 4 <= h <= 8):
@@ -178,17 +236,33 @@ class FlowGame(Game):
             problems.append("piece boards")
         for slot, name, hi in ((K.SIDE, "side", 1), (K.PHASE, "phase", 1), (K.RESULT, "result", 3),
                                (K.FIRST, "first-moved square", K.NO_SQUARE), (K.NHIST, "history length",
-                               K.MAX_WASHES + 1), (K.MAX_TURNS, "max_turns", _TURN_LIMIT)):
+                               K.MAX_WASHES + 1), (K.TURNS, "completed turns", _TURN_LIMIT + 1)):
             if int(a[slot]) > hi:
                 problems.append(name)
         if int(a[K.STEP]) not in (1, 2):
             problems.append("step")
+        if int(a[K.MAX_TURNS]) != self.params["max_turns"]:
+            problems.append(f"max_turns {int(a[K.MAX_TURNS])} (the game's is {self.params['max_turns']})")
         if problems:
             raise PositionError(f"malformed Flow state array: bad {', '.join(problems)}")
 
+    def _check_finished(self, a, code):
+        """Raise PositionError unless the result word `code` of the step-phase array `a` is how the
+        rules end a game: a draw at step 1 once max_turns turns are complete; a win by a piece
+        of the winner on its far edge, or by the loser, to move at step 1, having no step."""
+        side, step = int(a[K.SIDE]), int(a[K.STEP])
+        if code == K.DRAW:
+            if step != 1 or int(a[K.TURNS]) < int(a[K.MAX_TURNS]):
+                raise PositionError("a drawn game must be at step 1 with max_turns turns complete")
+            return
+        winner = 0 if code == K.WHITE_WINS else 1
+        if int(a[K.BLACK if winner else K.WHITE]) & _far_edge(winner, a[K.MASK], int(a[K.HEIGHT])):
+            return
+        if side == winner or step != 1 or K.has_legal_step(a):
+            raise PositionError("a won game must have a piece of the winner on its far edge, "
+                                "or the loser to move at step 1 with no legal step")
+
     def _parse_position(self, text):
-        if not isinstance(text, str):
-            raise PositionError(f"a position string is a str, got {text!r}")
         fields = text.split()
         if len(fields) != 5:
             raise PositionError(
@@ -199,10 +273,8 @@ class FlowGame(Game):
             raise PositionError(f"side to move must be 'w' or 'b', got {side!r}")
         if step not in ("1", "2"):
             raise PositionError(f"step must be 1 or 2, got {step!r}")
-        if not turns.isdigit() or int(turns) > _TURN_LIMIT:
-            raise PositionError(f"completed turns must be an integer in [0, {_TURN_LIMIT}], got {turns!r}")
-        max_turns = self.params["max_turns"]
-        s = K.new_state(width, height, max_turns)
+        turns = parse_count(turns, "completed turns", _TURN_LIMIT)
+        s = K.new_state(width, height, self.params["max_turns"])
         for sq, letter in pieces.items():
             b = np.uint64(1 << sq)
             s[K.WHITE if letter.isupper() else K.BLACK] |= b
@@ -212,32 +284,16 @@ class FlowGame(Game):
                 s[K.KNIGHTS] |= b
         s[K.SIDE] = 1 if side == "b" else 0
         s[K.STEP] = int(step)
-        s[K.TURNS] = int(turns)
-        occ = s[K.WHITE] | s[K.BLACK]
-        walls = K.wash_candidates(occ, width, s[K.MASK])
-        if walls:
-            names = " ".join(square_name(q) for q in _bits(walls))
-            raise PositionError(f"the board has a wall (wash candidates {names}): "
-                                "a position string shows the current at rest")
-        for colour, edge, who in ((K.WHITE, height - 1, "White"), (K.BLACK, 0, "Black")):
-            on_edge = [q for q in _bits(s[colour]) if q >> 3 == edge]
-            if on_edge:
-                raise PositionError(f"{who} has a piece on its far edge ({square_name(on_edge[0])}): "
-                                    "the game would already be over")
+        s[K.TURNS] = turns
         if first == "-":
-            if step == "2":
-                s[K.FIRST] = K.NO_SQUARE  # the first-moved piece fell off: any piece may move
+            s[K.FIRST] = K.NO_SQUARE  # at step 2: the first-moved piece fell off, any piece may move
+        elif step == "1":
+            raise PositionError("step 1 cannot name a first-moved square (use '-')")
+        elif not re.fullmatch(r"[a-h][1-8]", first):
+            raise PositionError(f"bad first-moved square: {first!r} is not a square name like 'd4'")
         else:
-            if step == "1":
-                raise PositionError("step 1 cannot name a first-moved square (use '-')")
             try:
-                sq = parse_square(first, width, height)
+                s[K.FIRST] = parse_square(first, width, height)
             except ActionError as err:
                 raise PositionError(f"bad first-moved square: {err}") from None
-            mover = K.BLACK if side == "b" else K.WHITE
-            if not int(s[mover]) >> sq & 1:
-                raise PositionError(f"the first-moved square {first} holds no piece of the side to move")
-            s[K.FIRST] = sq
-        if step == "2" and not K.has_legal_step(s):
-            raise PositionError("at step 2 the side to move must have a legal step")
         return s

@@ -4,13 +4,13 @@ import re
 import numpy as np
 
 from ..errors import ActionError, PositionError
-from ..game import Game, State
+from ..game import Game, State, parse_count
 from ..outcome import Termination
 from ..render import (BLACK_PIECE, WHITE_PIECE, ascii_board, board_field, changed_squares,
                       last_move_caption, parse_board_field, parse_square, square_name, svg_board)
 from . import kernels as K
 
-_COUNTER_LIMIT = 1 << 32
+_COUNTER_LIMIT = (1 << 32) - 1  # the largest ply count a position may hold
 
 
 def _squares(board):
@@ -160,20 +160,47 @@ class TolkuchkaGame(Game):
                     K.QUIET_LIMIT: Termination.QUIET_PLIES, K.PLY_LIMIT: Termination.MAX_PLIES}
 
     def _check_array(self, a):
+        """Raise PositionError unless `a` is a Tolkuchka state as play leaves one (see Game.from_array).
+
+        Every word in range, the draw limits the game's own; no single checker on the board;
+        the side that moved last has checkers (the side to move may have none: it has lost);
+        a ko names a knock of the last move: its tail square empty, its landing square the
+        knocker's, no quiet ply since."""
         problems = []
-        if int(a[K.WHITE]) & int(a[K.BLACK]):
+        white, black = int(a[K.WHITE]), int(a[K.BLACK])
+        if white & black:
             problems.append("checker boards overlap")
         if int(a[K.SIDE]) > 1:
             problems.append("side")
         ko = int(a[K.KO])
         if ko != K.NO_KO and not (ko <= 4096 and _on_one_line((ko - 1) >> 6, (ko - 1) & 63)):
             problems.append("ko word")
+        for slot, name in ((K.QUIET, "quiet plies"), (K.PLIES, "plies")):
+            if int(a[slot]) > _COUNTER_LIMIT:
+                problems.append(name)
+        for slot, name in ((K.QUIET_PLIES, "quiet_plies"), (K.MAX_PLIES, "max_plies")):
+            if int(a[slot]) != self.params[name]:
+                problems.append(f"{name} {int(a[slot])} (the game's is {self.params[name]})")
         if problems:
             raise PositionError(f"malformed Tolkuchka state array: {', '.join(problems)}")
+        for colour, who in ((white, "White"), (black, "Black")):
+            lone = _squares(K.singles(np.uint64(colour)))
+            if lone:
+                raise PositionError(f"{who}'s checker on {square_name(lone[0])} is single "
+                                    "(no own checker next to it): singles never stay on the board")
+        last, who = (white, "White") if int(a[K.SIDE]) else (black, "Black")
+        if not last:
+            raise PositionError(f"{who} has no checkers, yet made the last move")
+        if ko != K.NO_KO:
+            tail, landing = (ko - 1) >> 6, (ko - 1) & 63
+            move = f"{square_name(tail)}-{square_name(landing)}"
+            if (white | black) >> tail & 1 or not last >> landing & 1:
+                raise PositionError(f"the ko move {move} is no knock of the last move: its tail square "
+                                    f"must be empty and its landing square hold {who}'s checker")
+            if int(a[K.QUIET]):
+                raise PositionError(f"quiet plies must be 0 after the ko move {move} (a knock), got {int(a[K.QUIET])}")
 
     def _parse_position(self, text):
-        if not isinstance(text, str):
-            raise PositionError(f"a position string is a str, got {text!r}")
         fields = text.split()
         if len(fields) != 5:
             raise PositionError("a Tolkuchka position has 5 fields (board side ko quiet plies), "
@@ -184,22 +211,16 @@ class TolkuchkaGame(Game):
         black = sum(1 << sq for sq, c in chars.items() if c == "B")
         if side not in ("w", "b"):
             raise PositionError(f"side to move must be 'w' or 'b', got {side!r}")
-        for name, value in (("quiet plies", quiet), ("plies", plies)):
-            if not value.isdigit() or int(value) >= _COUNTER_LIMIT:
-                raise PositionError(f"{name} must be a non-negative integer, got {value!r}")
+        quiet = parse_count(quiet, "quiet plies", _COUNTER_LIMIT)
+        plies = parse_count(plies, "plies", _COUNTER_LIMIT)
         if not white or not black:
             raise PositionError(f"{'White' if not white else 'Black'} has no checkers")
         s = K.new_state(self.params["quiet_plies"], self.params["max_plies"])
         s[K.WHITE] = np.uint64(white)
         s[K.BLACK] = np.uint64(black)
-        for colour, who in ((K.WHITE, "White"), (K.BLACK, "Black")):
-            lone = _squares(K.singles(s[colour]))
-            if lone:
-                raise PositionError(f"{who}'s checker on {square_name(lone[0])} is single "
-                                    "(no own checker next to it): singles never stay on the board")
         s[K.SIDE] = 1 if side == "b" else 0
-        s[K.QUIET] = int(quiet)
-        s[K.PLIES] = int(plies)
+        s[K.QUIET] = quiet
+        s[K.PLIES] = plies
         if ko != "-":
             s[K.KO] = K.ko_word(*parse_move(ko, PositionError))
         return s
