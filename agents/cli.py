@@ -201,6 +201,8 @@ def cmd_tournament(args):
     games = args.games if args.games is not None else DEFAULT_GAMES
     openings = args.openings if args.openings is not None else (DEFAULT_OPENINGS if defaults else None)
     out = args.out or time.strftime(f"tournament-{args.game}-%Y%m%d-%H%M%S.jsonl")
+    if args.plots:
+        _plots_folder(args.plots)  # refused now, not after the games
     game = game_from_args(args)
     specs = agents + ([args.gauntlet] if args.gauntlet else [])
     try:
@@ -240,14 +242,30 @@ def cmd_tournament(args):
         raise KeyboardInterrupt
 
 
-def _plots(table, folder):
-    """Write the ratings and score-matrix plots of a ratings table into `folder`."""
-    from . import plots
-    if not table or "ratings" not in table:
+def _plots_folder(folder):
+    """Make the --plots folder; CommandError in one line if it cannot be made or plots cannot be drawn."""
+    import importlib.util
+    if importlib.util.find_spec("matplotlib") is None:
+        raise CommandError("--plots needs matplotlib, the 'plots' extra: pip install 'ludo_flow[plots]'")
+    try:
+        os.makedirs(folder, exist_ok=True)
+    except OSError as err:
+        raise CommandError(f"--plots: cannot make the folder {folder!r}: {err.strerror or err}") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CommandError(f"--plots: cannot write in the folder {folder!r}")
+
+
+def _plots(rated, folder):
+    """Write the ratings and score-matrix plots of a rate_records result into `folder`."""
+    from . import plots, ratings
+    if not isinstance(rated, ratings.RatedRecords):
         raise CommandError("no ratings to plot yet")
-    os.makedirs(folder, exist_ok=True)
-    plots.plot_ratings(table, os.path.join(folder, "ratings.png"))
-    plots.plot_score_matrix(table["crosstable"], os.path.join(folder, "scores.png"))
+    _plots_folder(folder)
+    try:
+        plots.plot_ratings(rated, os.path.join(folder, "ratings.png"))
+        plots.plot_score_matrix(rated.crosstable, os.path.join(folder, "scores.png"))
+    except (OSError, plots.PlotsUnavailable) as err:
+        raise CommandError(f"--plots: {err}") from None
     print(f"# plots written to {folder}/ratings.png and {folder}/scores.png", file=sys.stderr)
 
 
@@ -276,37 +294,38 @@ def cmd_replay(args):
 
 
 def cmd_ratings(args):
-    """Rate the games of records files: crosstable and joint ratings (or one JSON object)."""
+    """Rate the games of records files: print the report (crosstable, ratings, two-agent match,
+    skipped records) or one JSON object."""
     import json
     from . import ratings
     from .records import describe_sources, read_records, sources_counts
-    records = []
+    if args.plots:
+        _plots_folder(args.plots)
+    records, games = [], {}
     for path in args.files:
         found, bad = read_records(path)
         if bad:
             print(f"ludo-flow: {path}: skipped {len(bad)} line(s) that are not whole records "
                   f"(first: line {bad[0]})", file=sys.stderr)
         records.extend(found)
+        games[path] = ratings.rule_sets(found)
+    if len({label for sets in games.values() for label in sets}) > 1 and len(games) > 1:
+        raise CommandError("the files mix games or rule sets, which are never rated together: " + "; ".join(
+            f"{ratings.printable(path)}: {ratings.describe_rule_sets(sets)}" for path, sets in games.items())
+            + "; rate each apart")
     if not records:
         raise CommandError("no records to rate")
     sources = sources_counts(records)
     if len(sources) > 1:
         print(f"ludo-flow: these records were played by {len(sources)} versions of the sources: "
-              f"{describe_sources(sources)}; the ratings pool them", file=sys.stderr)
-    table = ratings.rate_records(records, anchor=args.anchor)
+              f"{ratings.printable(describe_sources(sources))}; the ratings pool them", file=sys.stderr)
+    rated = ratings.rate_records(records, anchor=args.anchor)
     if args.json:
-        fit = table["ratings"]
-        print(json.dumps(ratings.ratings_json({
-            "ratings": fit["ratings"], "first_move_advantage": fit["first_move_advantage"],
-            "anchor": fit["anchor"], "los": {"agents": fit["agents"], "matrix": fit["los"]},
-            "crosstable": table["crosstable"], "match": table["match"], "games": table["games"],
-            "skipped": table["skipped"]})))
+        print(json.dumps(ratings.report_json(rated)))
     else:
-        print(ratings.format_crosstable(table["crosstable"]))
-        print()
-        print(ratings.format_ratings_table(table))
+        print(ratings.format_report(rated))
     if args.plots:
-        _plots(table, args.plots)
+        _plots(rated, args.plots)
 
 
 def cmd_warmup(args):

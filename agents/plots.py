@@ -6,13 +6,15 @@ API with the Agg canvas, so this never changes the backend of an interactive ses
     >>> from agents import ratings, plots
     >>> result = ratings.rate_records(records)
     >>> plots.plot_ratings(result, "ratings.png")
-    >>> plots.plot_score_matrix(result["crosstable"], "scores.png")
+    >>> plots.plot_score_matrix(result.crosstable, "scores.png")
 """
 from __future__ import annotations
 
 import math
 
 import numpy as np
+
+from . import ratings
 
 
 class PlotsUnavailable(ImportError):
@@ -38,17 +40,16 @@ def plot_ratings(result, path):
     ``result`` is what :func:`agents.ratings.bradley_terry` or :func:`~agents.ratings.rate_records`
     returns; agents are drawn best at the top.
     """
-    if isinstance(result, dict) and "crosstable" in result and isinstance(result.get("ratings"), dict):
-        result = result["ratings"]
-    if not isinstance(result, dict) or "ratings" not in result:
-        raise ValueError("expected the dict returned by bradley_terry or rate_records")
-    entries = sorted(result["ratings"], key=lambda e: e["elo"])          # best ends up on top
-    if not entries:
-        raise ValueError("no ratings to plot")
-    names = [str(e["agent"]) for e in entries]
-    elo = [e["elo"] for e in entries]
-    lower = [max(e["elo"] - e["low"], 0.0) for e in entries]
-    upper = [max(e["high"] - e["elo"], 0.0) for e in entries]
+    if isinstance(result, ratings.RatedRecords):
+        result = result.ratings
+    if not isinstance(result, ratings.BradleyTerryFit):
+        raise ratings.RatingsError("expected the BradleyTerryFit of bradley_terry or the RatedRecords "
+                                   "of rate_records")
+    entries = sorted(result.ratings, key=lambda e: e.elo)          # best ends up on top
+    names = [ratings.printable(str(e.agent)) for e in entries]
+    elo = [e.elo for e in entries]
+    lower = [max(e.elo - e.low, 0.0) for e in entries]
+    upper = [max(e.high - e.elo, 0.0) for e in entries]
     longest = max(len(n) for n in names)
     fig = _figure(6.0 + 0.07 * longest, 1.0 + 0.4 * len(entries))
     ax = fig.add_subplot(1, 1, 1)
@@ -57,12 +58,14 @@ def plot_ratings(result, path):
     ax.axvline(0.0, color="grey", linewidth=0.8, linestyle=":")
     ax.set_yticks(ys)
     ax.set_yticklabels(names)
-    anchor = result.get("anchor")
-    ax.set_xlabel("Elo (95 % interval), " + (f"{anchor} = 0" if anchor is not None else "mean = 0"))
-    fma = result.get("first_move_advantage") or {}
-    if fma.get("fitted"):
-        ax.set_title(f"first-move advantage {fma['elo']:.1f} Elo "
-                     f"[{fma['low']:.1f}, {fma['high']:.1f}], {result.get('games')} games")
+    anchor = result.anchor
+    ax.set_xlabel("Elo (95 % interval), " + (f"{ratings.printable(str(anchor))} = 0" if anchor is not None
+                                             else "mean = 0"))
+    fma = result.first_move_advantage
+    if fma.fitted:
+        fixed = ratings.fixed
+        ax.set_title(f"first-move advantage {fixed(fma.elo)} Elo "
+                     f"[{fixed(fma.low)}, {fixed(fma.high)}], {result.games} games")
     ax.grid(axis="x", alpha=0.3)
     fig.tight_layout()
     fig.savefig(path, dpi=100, bbox_inches="tight")
@@ -72,30 +75,33 @@ def plot_ratings(result, path):
 def plot_score_matrix(table, path):
     """Write a heat map of each row agent's score fraction against each column agent; return path.
 
-    ``table`` is what :func:`agents.ratings.crosstable` returns; cells that never met stay blank.
+    ``table`` is what :func:`agents.ratings.crosstable` returns (or the ``crosstable`` of
+    :func:`~agents.ratings.rate_records`); cells that never met stay blank.
     """
-    if not isinstance(table, dict) or "agents" not in table:
-        raise ValueError("expected the dict returned by crosstable")
-    agents = list(table["agents"])
+    if isinstance(table, ratings.RatedRecords):
+        table = table.crosstable
+    if not isinstance(table, ratings.Crosstable):
+        raise ratings.RatingsError("expected the Crosstable of crosstable or rate_records")
+    agents = list(table.agents)
     n = len(agents)
     if n == 0:
         raise ValueError("no agents to plot")
-    fig = _figure(2.5 + 0.9 * n + 0.09 * max(len(str(a)) for a in agents), 1.5 + 0.8 * n)
+    labels = [ratings.printable(str(a)) for a in agents]
+    fig = _figure(2.5 + 0.9 * n + 0.09 * max(len(name) for name in labels), 1.5 + 0.8 * n)
     ax = fig.add_subplot(1, 1, 1)
     grid = [[math.nan] * n for _ in range(n)]
     for i, a in enumerate(agents):
         for j, b in enumerate(agents):
-            games = table["games"].get(a, {}).get(b, 0)
+            games = table.games.get(a, {}).get(b, 0)
             if i != j and games:
-                grid[i][j] = table["points"][a][b] / games
+                grid[i][j] = table.points[a][b] / games
     data = np.ma.masked_invalid(np.array(grid, dtype=float))
     image = ax.imshow(data, cmap="RdYlGn", vmin=0.0, vmax=1.0)
     for i in range(n):
         for j in range(n):
             if not math.isnan(grid[i][j]):
-                games = table["games"][agents[i]][agents[j]]
+                games = table.games[agents[i]][agents[j]]
                 ax.text(j, i, f"{100 * grid[i][j]:.0f}%\n({games})", ha="center", va="center", fontsize=8)
-    labels = [str(a) for a in agents]
     ax.set_xticks(range(n))
     ax.set_xticklabels([str(k + 1) for k in range(n)])
     ax.set_yticks(range(n))

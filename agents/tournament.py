@@ -172,21 +172,21 @@ class TournamentResult:
     interrupted: bool = False
 
     def report(self):
-        """Return the crosstable, ratings and SPRT verdict as text for people."""
+        """Return the ratings report (crosstable, ratings, two-agent match) and SPRT verdict as text."""
         lines = []
-        if "error" in self.ratings:
-            lines.append(f"no ratings: {self.ratings['error']}")
+        if isinstance(self.ratings, ratings.RatedRecords):
+            lines.append(ratings.format_report(self.ratings))
         elif self.ratings:
-            lines.append(ratings.format_crosstable(self.ratings["crosstable"]))
-            lines.append("")
-            lines.append(ratings.format_ratings_table(self.ratings))
+            lines.append(f"no ratings: {self.ratings['error']}")
         if self.sprt is not None:
             s = self.sprt
             verdict = {"H1": "H1 accepted (elo >= elo1)", "H0": "H0 accepted (elo <= elo0)",
                        None: "not decided"}[s["decision"]]
+            fixed = ratings.fixed
             lines.append("")
-            lines.append(f"SPRT [{s['elo0']:g}, {s['elo1']:g}] ({s['model']}, pairs {s['pairs']}): "
-                         f"LLR {s['llr']:.3f} in ({s['lower']:.3f}, {s['upper']:.3f}): {verdict}")
+            lines.append(f"SPRT [{s['elo0'] + 0.0:g}, {s['elo1'] + 0.0:g}] ({s['model']}, pairs {s['pairs']}): "
+                         f"LLR {fixed(s['llr'], 3)} in ({fixed(s['lower'], 3)}, {fixed(s['upper'], 3)}): "
+                         f"{verdict}")
         lines.append("")
         lines.append(f"{len(self.records)} of {self.total} games recorded in {self.out}")
         return "\n".join(lines)

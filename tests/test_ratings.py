@@ -36,7 +36,7 @@ def test_match_elo_published_trinomial_vector():
     assert f"{elo:.2f} +/- {err:.2f}" == "40.70 +/- 30.43"
     assert f"{100 * los:.2f}" == "99.60"
     # the (W - L) / sqrt(W + L) definition would not reproduce the published 99.60 %
-    assert f"{100 * ratings._phi(40 / math.sqrt(232)):.2f}" == "99.57"
+    assert f"{100 * ratings.match._phi(40 / math.sqrt(232)):.2f}" == "99.57"
     nelo, nerr = normalized_elo(wdl(136, 96, 111))
     assert (round(nelo, 2), round(nerr, 2)) == (49.77, 36.77)
 
@@ -227,7 +227,7 @@ def simulate(rng, n_games, true=TRUE, names=NAMES, h=WHITE_ADVANTAGE, draw=0.6, 
 
 
 def as_dict(result):
-    return {e["agent"]: e for e in result["ratings"]}
+    return {e.agent: e for e in result.ratings}
 
 
 def test_bradley_terry_recovers_known_ratings():
@@ -237,17 +237,17 @@ def test_bradley_terry_recovers_known_ratings():
     centred = TRUE - TRUE.mean()
     for name, truth in zip(NAMES, centred):
         e = entries[name]
-        assert e["low"] <= truth <= e["high"], (name, truth, e)
-        assert e["high"] - e["low"] < 60
-        assert e["low"] < e["elo"] < e["high"]
-    assert sum(e["elo"] for e in result["ratings"]) == pytest.approx(0.0, abs=1e-6)
-    assert result["agents"] == NAMES[::-1]                    # best first
-    fma = result["first_move_advantage"]
-    assert fma["fitted"] and fma["low"] <= WHITE_ADVANTAGE <= fma["high"] and fma["high"] - fma["low"] < 40
-    assert result["games"] == 4000 and result["interval"] == "hessian"
-    assert sum(e["games"] for e in result["ratings"]) == 8000
+        assert e.low <= truth <= e.high, (name, truth, e)
+        assert e.high - e.low < 60
+        assert e.low < e.elo < e.high
+    assert sum(e.elo for e in result.ratings) == pytest.approx(0.0, abs=1e-6)
+    assert result.agents == tuple(NAMES[::-1])             # best first
+    fma = result.first_move_advantage
+    assert fma.fitted and fma.low <= WHITE_ADVANTAGE <= fma.high and fma.high - fma.low < 40
+    assert result.games == 4000 and result.interval == "hessian"
+    assert sum(e.games for e in result.ratings) == 8000
     # scores: points over games, and the points of all agents add up to the number of games
-    assert sum(e["score"] * e["games"] for e in result["ratings"]) == pytest.approx(4000)
+    assert sum(e.score * e.games for e in result.ratings) == pytest.approx(4000)
 
 
 def test_interval_coverage_and_calibration():
@@ -262,12 +262,12 @@ def test_interval_coverage_and_calibration():
         for errors in hits:
             result = bradley_terry(games, errors=errors)
             e = as_dict(result)
-            hits[errors] += sum(e[n]["low"] <= t <= e[n]["high"] for n, t in zip(NAMES, centred))
+            hits[errors] += sum(e[n].low <= t <= e[n].high for n, t in zip(NAMES, centred))
             if errors == "sandwich":
-                estimates.append([e[n]["elo"] for n in NAMES])
-                half_widths.append([(e[n]["high"] - e[n]["low"]) / 2 for n in NAMES])
-                fma = result["first_move_advantage"]
-                fma_hits += fma["low"] <= WHITE_ADVANTAGE <= fma["high"]
+                estimates.append([e[n].elo for n in NAMES])
+                half_widths.append([(e[n].high - e[n].low) / 2 for n in NAMES])
+                fma = result.first_move_advantage
+                fma_hits += fma.low <= WHITE_ADVANTAGE <= fma.high
     coverage = {k: v / (5 * reps) for k, v in hits.items()}
     # the Hessian treats a game as a Bernoulli trial: with draws it is conservative
     assert coverage["hessian"] >= 0.93
@@ -285,11 +285,11 @@ def test_sandwich_is_narrower_than_hessian_with_many_draws_and_equal_without():
     games = simulate(np.random.default_rng(3), 3000, draw=0.9)
     h = as_dict(bradley_terry(games, errors="hessian"))
     s = as_dict(bradley_terry(games, errors="sandwich"))
-    assert all(s[n]["high"] - s[n]["low"] < 0.8 * (h[n]["high"] - h[n]["low"]) for n in NAMES)
+    assert all(s[n].high - s[n].low < 0.8 * (h[n].high - h[n].low) for n in NAMES)
     games = simulate(np.random.default_rng(3), 3000, draw=0.0)
     h = as_dict(bradley_terry(games, errors="hessian"))
     s = as_dict(bradley_terry(games, errors="sandwich"))
-    assert all(abs((s[n]["high"] - s[n]["low"]) / (h[n]["high"] - h[n]["low"]) - 1) < 0.15 for n in NAMES)
+    assert all(abs((s[n].high - s[n].low) / (h[n].high - h[n].low) - 1) < 0.15 for n in NAMES)
 
 
 def test_anchor_and_mean_zero_give_the_same_differences():
@@ -297,25 +297,25 @@ def test_anchor_and_mean_zero_give_the_same_differences():
     mean0 = bradley_terry(games)
     anchored = bradley_terry(games, anchor="mcts:simulations=300")
     a, m = as_dict(anchored), as_dict(mean0)
-    assert a["mcts:simulations=300"]["elo"] == 0.0
-    assert a["mcts:simulations=300"]["low"] == 0.0 == a["mcts:simulations=300"]["high"]
-    shift = m["mcts:simulations=300"]["elo"]
+    assert a["mcts:simulations=300"].elo == 0.0
+    assert a["mcts:simulations=300"].low == 0.0 == a["mcts:simulations=300"].high
+    shift = m["mcts:simulations=300"].elo
     for n in NAMES:
-        assert a[n]["elo"] == pytest.approx(m[n]["elo"] - shift, abs=1e-6)
+        assert a[n].elo == pytest.approx(m[n].elo - shift, abs=1e-6)
     # anchored intervals are about the difference to the anchor: wider than about the pool mean
-    assert a["alphabeta:depth=6"]["high"] - a["alphabeta:depth=6"]["low"] > \
-        m["alphabeta:depth=6"]["high"] - m["alphabeta:depth=6"]["low"]
+    assert a["alphabeta:depth=6"].high - a["alphabeta:depth=6"].low > \
+        m["alphabeta:depth=6"].high - m["alphabeta:depth=6"].low
     # LOS depends only on differences, so it does not depend on the reference
-    assert np.allclose(anchored["los"], mean0["los"], atol=1e-9)
-    assert anchored["first_move_advantage"] == pytest.approx(mean0["first_move_advantage"])
-    assert anchored["anchor"] == "mcts:simulations=300" and mean0["anchor"] is None
+    assert np.allclose(anchored.los, mean0.los, atol=1e-9)
+    assert anchored.first_move_advantage.as_dict() == pytest.approx(mean0.first_move_advantage.as_dict())
+    assert anchored.anchor == "mcts:simulations=300" and mean0.anchor is None
 
 
 def test_los_matrix():
     games = simulate(np.random.default_rng(6), 600, true=np.array([0.0, 10.0, 300.0]), names=["a", "b", "c"])
     result = bradley_terry(games)
-    los = np.array(result["los"])
-    assert result["agents"][0] == "c"
+    los = np.array(result.los)
+    assert result.agents[0] == "c"
     assert np.allclose(los + los.T, 1.0) and np.allclose(np.diag(los), 0.5)
     assert los[0, 1] > 0.999 and los[0, 2] > 0.999                  # c is clearly the best
     assert 0.05 < los[1, 2] < 0.999                                 # a and b are 10 Elo apart: unsure
@@ -329,18 +329,18 @@ def test_two_agents_without_prior_equals_the_match_elo():
     result = bradley_terry(games, prior_draws=0, first_move=False)
     e = as_dict(result)
     elo, _, _ = match_elo(game_counts(scores))
-    assert e["A"]["elo"] - e["B"]["elo"] == pytest.approx(elo, abs=1e-6)
-    assert e["A"]["score"] == pytest.approx(scores.mean())
-    assert result["first_move_advantage"] == {"elo": 0.0, "low": 0.0, "high": 0.0, "fitted": False}
+    assert e["A"].elo - e["B"].elo == pytest.approx(elo, abs=1e-6)
+    assert e["A"].score == pytest.approx(scores.mean())
+    assert result.first_move_advantage == ratings.FirstMoveAdvantage(0.0, 0.0, 0.0, False)
 
 
 def test_first_move_advantage_from_colour_balanced_pairs():
     # equal agents; White scores 0.6 by construction
     rng = np.random.default_rng(9)
     games = simulate(rng, 4000, true=np.zeros(3), names=["x", "y", "z"], h=70.0, pairs=True)
-    fma = bradley_terry(games)["first_move_advantage"]
-    assert fma["low"] <= 70 <= fma["high"]
-    assert fma["low"] > 40
+    fma = bradley_terry(games).first_move_advantage
+    assert fma.low <= 70 <= fma.high
+    assert fma.low > 40
 
 
 def test_perfect_winner_and_loser_stay_finite():
@@ -349,23 +349,23 @@ def test_perfect_winner_and_loser_stay_finite():
     games += [("champ", "p", 1.0), ("q", "champ", 0.0)] * 10 + [("p", "dud", 1.0), ("dud", "q", 0.0)] * 10
     result = bradley_terry(games)
     e = as_dict(result)
-    for entry in result["ratings"]:
-        assert all(math.isfinite(entry[k]) for k in ("elo", "low", "high"))
-    assert result["agents"][0] == "champ" and result["agents"][-1] == "dud"
+    for entry in result.ratings:
+        assert all(math.isfinite(x) for x in (entry.elo, entry.low, entry.high))
+    assert result.agents[0] == "champ" and result.agents[-1] == "dud"
     # 20/20 with one virtual draw: about the performance of 20/21 against p and q
-    assert 350 < e["champ"]["elo"] - (e["p"]["elo"] + e["q"]["elo"]) / 2 < 800
-    assert e["champ"]["score"] == 1.0 and e["dud"]["score"] == 0.0
-    assert np.all(np.isfinite(result["los"]))
+    assert 350 < e["champ"].elo - (e["p"].elo + e["q"].elo) / 2 < 800
+    assert e["champ"].score == 1.0 and e["dud"].score == 0.0
+    assert np.all(np.isfinite(result.los))
     with pytest.raises(ValueError, match="diverge"):
         bradley_terry(games, prior_draws=0)
     # a two-agent whitewash too, with and without first-move advantage
     for first_move in (True, False):
         whitewash = bradley_terry([("a", "b", 1.0), ("b", "a", 0.0)] * 5, first_move=first_move)
-        assert all(math.isfinite(x["elo"]) for x in whitewash["ratings"])
+        assert all(math.isfinite(x.elo) for x in whitewash.ratings)
     # every game won by White: the first-move advantage is large but finite
     white_wins = bradley_terry([("a", "b", 1.0), ("b", "a", 1.0)] * 5)
-    assert math.isfinite(white_wins["first_move_advantage"]["elo"])
-    assert white_wins["first_move_advantage"]["elo"] > 200
+    assert math.isfinite(white_wins.first_move_advantage.elo)
+    assert white_wins.first_move_advantage.elo > 200
 
 
 def test_disconnected_games_raise():
@@ -406,17 +406,17 @@ def test_bootstrap_over_pairs():
     assert boot == again                                            # seeded
     sandwich = bradley_terry(games, errors="sandwich")
     b, s = as_dict(boot), as_dict(sandwich)
-    assert boot["interval"] == "bootstrap" and boot["bootstrap"] == 150
+    assert boot.interval == "bootstrap" and boot.bootstrap == 150
     centred = TRUE - TRUE.mean()
     for name, truth in zip(NAMES, centred):
-        assert b[name]["elo"] == s[name]["elo"]                     # same point estimate
-        assert b[name]["low"] < b[name]["elo"] < b[name]["high"]
-        ratio = (b[name]["high"] - b[name]["low"]) / (s[name]["high"] - s[name]["low"])
+        assert b[name].elo == s[name].elo                     # same point estimate
+        assert b[name].low < b[name].elo < b[name].high
+        ratio = (b[name].high - b[name].low) / (s[name].high - s[name].low)
         assert 0.7 < ratio < 1.4, (name, ratio)
-        assert abs(b[name]["elo"] - truth) < b[name]["high"] - b[name]["low"]     # within ~4 sd
-    fma = boot["first_move_advantage"]
-    assert fma["low"] < fma["elo"] < fma["high"]
-    los = np.array(boot["los"])
+        assert abs(b[name].elo - truth) < b[name].high - b[name].low     # within ~4 sd
+    fma = boot.first_move_advantage
+    assert fma.low < fma.elo < fma.high
+    los = np.array(boot.los)
     assert np.allclose(los + los.T, 1.0)
 
 
@@ -425,11 +425,11 @@ def test_crosstable_and_text_tables():
              ("alphabeta:depth=4", "random", 1.0), ("random", "alphabeta:depth=4", 0.0),
              ("alphabeta:depth=4", "mcts:simulations=300", 0.5), ("mcts:simulations=300", "alphabeta:depth=4", 0.0)]
     table = crosstable(games)
-    assert table["agents"] == ["alphabeta:depth=4", "mcts:simulations=300", "random"]
-    assert table["points"]["mcts:simulations=300"]["random"] == 1.5
-    assert table["points"]["random"]["mcts:simulations=300"] == 0.5
-    assert table["games"]["alphabeta:depth=4"]["mcts:simulations=300"] == 2
-    assert table["points"]["alphabeta:depth=4"]["mcts:simulations=300"] == 1.5
+    assert table.agents == ("alphabeta:depth=4", "mcts:simulations=300", "random")
+    assert table.points["mcts:simulations=300"]["random"] == 1.5
+    assert table.points["random"]["mcts:simulations=300"] == 0.5
+    assert table.games["alphabeta:depth=4"]["mcts:simulations=300"] == 2
+    assert table.points["alphabeta:depth=4"]["mcts:simulations=300"] == 1.5
     text = format_crosstable(table)
     lines = text.splitlines()
     assert len(lines) == 5
@@ -444,9 +444,9 @@ def test_crosstable_and_text_tables():
     header = lines[0]
     assert header.split() == ["#", "agent", "Elo", "-95%", "+95%", "games", "score", "LOS", "next"]
     games_end = header.index("games") + len("games")
-    for line, entry in zip(lines[2:5], result["ratings"]):
-        assert entry["agent"] in line
-        assert line[:games_end].endswith(str(entry["games"]))
+    for line, entry in zip(lines[2:5], result.ratings):
+        assert entry.agent in line
+        assert line[:games_end].endswith(str(entry.games))
         assert line[:games_end].rstrip() == line[:games_end]
     assert "first-move advantage" in text and "mean of the agents = 0" in text
     anchored = format_ratings_table(bradley_terry(games, anchor="random"))
@@ -472,17 +472,17 @@ def test_rate_records_two_agents_reproduces_the_published_match():
     records = records_from_counts(136, 96, 111)
     records.insert(3, {"white": "A", "black": "B", "result": "*"})
     out = rate_records(records)
-    assert out["games"] == 343 and out["skipped"] == 1
-    match = out["match"]
-    assert match["agent"] == "A" and match["opponent"] == "B"
-    g = match["per_game"]
-    assert g["counts"] == [96, 111, 136]
-    assert f"{g['elo']:.2f} +/- {g['error']:.2f} {100 * g['los']:.2f}" == "40.70 +/- 30.43 99.60"
-    assert (round(g["nelo"], 2), round(g["nelo_error"], 2)) == (49.77, 36.77)
-    assert match["per_pair"] is None
-    assert out["crosstable"]["points"]["A"]["B"] == 136 + 111 / 2
-    e = as_dict(out["ratings"])
-    assert e["A"]["elo"] - e["B"]["elo"] == pytest.approx(40.7, abs=3)   # prior and White term move it a little
+    assert out.games == 343 and out.skipped == 1
+    match = out.match
+    assert match.agent == "A" and match.opponent == "B"
+    g = match.per_game
+    assert g.counts == (96, 111, 136)
+    assert f"{g.elo:.2f} +/- {g.error:.2f} {100 * g.los:.2f}" == "40.70 +/- 30.43 99.60"
+    assert (round(g.nelo, 2), round(g.nelo_error, 2)) == (49.77, 36.77)
+    assert match.per_pair is None
+    assert out.crosstable.points["A"]["B"] == 136 + 111 / 2
+    e = as_dict(out.ratings)
+    assert e["A"].elo - e["B"].elo == pytest.approx(40.7, abs=3)   # prior and White term move it a little
 
 
 def test_rate_records_with_pairs():
@@ -499,13 +499,13 @@ def test_rate_records_with_pairs():
     records.append({"white": "new", "black": "old", "result": "1-0", "pair": 150})   # pair cut short
     records.append({"white": "old", "black": "new", "result": "*", "pair": 150})
     out = rate_records(records, anchor="old", bootstrap=50)
-    match = out["match"]
-    assert match["incomplete_pairs"] == 1
+    match = out.match
+    assert match.incomplete_pairs == 1
     expected = pair_counts(pair_scores)
-    assert match["per_pair"]["counts"] == expected and sum(expected) == 150
-    assert match["per_pair"]["elo"] == pytest.approx(match_elo(expected)[0])
-    assert match["per_game"]["counts"] == list(game_counts([s for _, s in pair_scores] + [1.0]))
-    assert out["ratings"]["anchor"] == "old" and out["ratings"]["interval"] == "bootstrap"
+    assert match.per_pair.counts == tuple(expected) and sum(expected) == 150
+    assert match.per_pair.elo == pytest.approx(match_elo(expected)[0])
+    assert match.per_game.counts == game_counts([s for _, s in pair_scores] + [1.0])
+    assert out.ratings.anchor == "old" and out.ratings.interval == "bootstrap"
 
 
 def test_rate_records_many_agents_and_bad_records():
@@ -513,8 +513,8 @@ def test_rate_records_many_agents_and_bad_records():
     records = [{"white": w, "black": b, "result": {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[s], "extra": 1}
                for w, b, s in games]
     out = rate_records(records)
-    assert out["match"] is None and len(out["ratings"]["ratings"]) == 5
-    assert out["ratings"]["agents"] == [a["agent"] for a in bradley_terry(games)["ratings"]]
+    assert out.match is None and len(out.ratings.ratings) == 5
+    assert out.ratings.agents == tuple(a.agent for a in bradley_terry(games).ratings)
     with pytest.raises(ValueError, match="result"):
         rate_records([{"white": "a", "black": "b"}])
     with pytest.raises(ValueError, match="no rated games"):
@@ -532,7 +532,7 @@ def test_ratings_json_round_trips():
     clean = ratings.ratings_json(out)
     assert json.loads(json.dumps(clean, allow_nan=False)) == clean
     assert clean["crosstable"]["points"]["3"]["A"] == 2.0            # non-string names become keys
-    assert clean["ratings"]["ratings"][0]["elo"] == pytest.approx(out["ratings"]["ratings"][0]["elo"])
+    assert clean["ratings"]["ratings"][0]["elo"] == pytest.approx(out.ratings.ratings[0].elo)
     assert ratings.ratings_json({"x": float("inf"), "y": np.float64(1.5), "z": (np.int64(2),)}) == \
         {"x": None, "y": 1.5, "z": [2]}
 
@@ -549,8 +549,8 @@ def test_plots_write_pngs(tmp_path):
     out = rate_records([{"white": w, "black": b, "result": {1.0: "1-0", 0.5: "1/2-1/2", 0.0: "0-1"}[s]}
                         for w, b, s in games])
     for path in (plots.plot_ratings(out, tmp_path / "ratings.png"),
-                 plots.plot_ratings(out["ratings"], tmp_path / "ratings2.png"),
-                 plots.plot_score_matrix(out["crosstable"], tmp_path / "scores.png")):
+                 plots.plot_ratings(out.ratings, tmp_path / "ratings2.png"),
+                 plots.plot_score_matrix(out.crosstable, tmp_path / "scores.png")):
         with open(path, "rb") as f:
             assert f.read(8) == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError):
@@ -585,6 +585,6 @@ def test_rate_records_orders_the_crosstable_by_rating_not_by_score():
     add("B", "C", "1-0", 18); add("C", "B", "1-0", 2)
     add("C", "D", "1-0", 4); add("D", "C", "1-0", 16)
     out = rate_records(records)
-    assert out["crosstable"]["agents"] == [r["agent"] for r in out["ratings"]["ratings"]]
+    assert out.crosstable.agents == tuple(r.agent for r in out.ratings.ratings)
     assert crosstable([(r["white"], r["black"], 1.0 if r["result"] == "1-0" else 0.0)
-                       for r in records])["agents"][0] == "D"
+                       for r in records]).agents[0] == "D"

@@ -239,8 +239,8 @@ def test_pair_ids_differ_between_tournaments_so_merged_files_keep_their_pairs(tm
     b = Tournament("flow", FAST, games=4, seed=2, out=tmp_path / "b.jsonl", workers=0, progress=False).run()
     assert not {r["pair"] for r in a.records} & {r["pair"] for r in b.records}
     from agents.ratings import rate_records
-    match = rate_records(a.records + b.records)["match"]
-    assert match["incomplete_pairs"] == 0 and sum(match["per_pair"]["counts"]) == 4
+    match = rate_records(a.records + b.records).match
+    assert match.incomplete_pairs == 0 and sum(match.per_pair.counts) == 4
 
 
 def test_a_worker_warms_each_agent_up_once_before_its_clock_runs(monkeypatch):
@@ -351,6 +351,8 @@ def test_sprt_stops_early_on_a_clear_case_and_goes_on_on_a_close_one(tmp_path):
     scores = [(r["pair"], RESULT_SCORES[r["result"]] if r["white"] == first else 1 - RESULT_SCORES[r["result"]])
               for r in clear.records]
     assert clear.sprt["pairs"] == pair_counts(scores, skip_incomplete=True)
+    report = clear.report()  # the README's promise: the two-agent match beside the SPRT
+    assert "alphabeta:depth=2 against random:" in report and "per pair:" in report and "nElo" in report
     close = Tournament("flow", FAST, games=10, sprt="elo0=0,elo1=100", out=tmp_path / "e.jsonl",
                        workers=0, progress=False).run()
     assert close.sprt["decision"] is None and len(close.records) == 10
@@ -485,7 +487,8 @@ def test_cli_ratings_anchor_plots_and_merged_files(tmp_path, capsys):
     assert elo["random"]["elo"] == 0 and table["games"] == 8
     assert {"elo", "low", "high"} <= set(table["first_move_advantage"])
     assert main(["ratings", str(a)]) == 0  # two agents: the match statistics too
-    assert "Elo" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "per game:" in out and "per pair:" in out and "LOS" in out and "nElo" in out
     pytest.importorskip("matplotlib")
     assert main(["ratings", str(a), str(b), "--plots", str(tmp_path / "plots")]) == 0
     assert (tmp_path / "plots" / "ratings.png").stat().st_size > 0

@@ -129,9 +129,9 @@ def pairing_summary(records, first, second):
     """Return the head-to-head statistics of `first` against `second` from their games."""
     from agents import ratings
     games = [r for r in records if {r["white"], r["black"]} == {first, second}]
-    match = ratings.rate_records(games)["match"]
-    if match["agent"] != first:  # rate_records reports the first agent to appear as White
-        match = ratings.rate_records(sorted(games, key=lambda r: r["white"] != first))["match"]
+    match = ratings.rate_records(games).match
+    if match.agent != first:  # rate_records reports the first agent to appear as White
+        match = ratings.rate_records(sorted(games, key=lambda r: r["white"] != first)).match
     pts = sum(ratings.RESULT_SCORES[r["result"]] if r["white"] == first
               else 1.0 - ratings.RESULT_SCORES[r["result"]] for r in games)
     plies, plies_ci = mean_ci([r["plies"] for r in games])
@@ -144,11 +144,11 @@ def pairing_summary(records, first, second):
     per_move = {spec: thinking[spec] / max(1, moves[spec]) for spec in (first, second)}
     margins = [final_margin(r, first) for r in games if r["result"] == "1/2-1/2"]
     margins = [m for m in margins if m is not None]
-    counts = match["per_game"]["counts"]  # L, D, W of `first`
+    counts = match.per_game.counts  # L, D, W of `first`
     return {"first": first, "second": second, "games": len(games), "score": pts / len(games),
             "wins": counts[2], "draws": counts[1], "losses": counts[0],
-            "elo": match["per_pair"]["elo"] if match["per_pair"] else match["per_game"]["elo"],
-            "elo_error": match["per_pair"]["error"] if match["per_pair"] else match["per_game"]["error"],
+            "elo": (match.per_pair or match.per_game).elo,
+            "elo_error": (match.per_pair or match.per_game).error,
             "terminations": dict(Counter(r["termination"] for r in games)),
             "draw_terminations": dict(Counter(r["termination"] for r in games if r["result"] == "1/2-1/2")),
             "mean_plies": plies, "plies_ci": plies_ci, "seconds_per_move": per_move,
@@ -160,26 +160,26 @@ def analyse(game, seconds):
     from agents import ratings
     records = load(game)
     table = ratings.rate_records(records, anchor=ANCHOR)
-    bt = table["ratings"]
+    bt = table.ratings
     # the robust (sandwich) interval, games of one opening pair as a cluster: draws make the
     # default Hessian interval conservative
-    sandwich = {e["agent"]: (e["high"] - e["low"]) / 2 for e in
-                ratings.rate_records(records, anchor=ANCHOR, errors="sandwich")["ratings"]["ratings"]}
+    sandwich = {e.agent: (e.high - e.low) / 2 for e in
+                ratings.rate_records(records, anchor=ANCHOR, errors="sandwich").ratings.ratings}
     names = specs(seconds)
-    by_agent = {e["agent"]: e for e in bt["ratings"]}
-    los = {(a, b): bt["los"][i][j] for i, a in enumerate(bt["agents"]) for j, b in enumerate(bt["agents"])}
+    by_agent = {e.agent: e for e in bt.ratings}
+    los = {(a, b): bt.los[i][j] for i, a in enumerate(bt.agents) for j, b in enumerate(bt.agents)}
     steps = []
     for family in (["m%d" % n for n in SIMULATIONS], ["ab%d" % d for d in DEPTHS]):
         for lo, hi in zip(family, family[1:]):
             a, b = names[lo], names[hi]
-            steps.append({"lower": a, "higher": b, "delta": by_agent[b]["elo"] - by_agent[a]["elo"],
+            steps.append({"lower": a, "higher": b, "delta": by_agent[b].elo - by_agent[a].elo,
                           "los": los[(b, a)], "head_to_head": pairing_summary(records, b, a)})
     pairings = []
     for hub, opponents in SCHEDULE:
         for o in opponents:
             p = pairing_summary(records, names[hub], names[o])
             # the fit's expected score (colours balanced: the mean over both colours)
-            d, h = by_agent[p["first"]]["elo"] - by_agent[p["second"]]["elo"], bt["first_move_advantage"]["elo"]
+            d, h = by_agent[p["first"]].elo - by_agent[p["second"]].elo, bt.first_move_advantage.elo
             p["expected"] = (ratings.elo_to_score(d + h) + ratings.elo_to_score(d - h)) / 2
             pairings.append(p)
     per_agent = {}
@@ -197,19 +197,19 @@ def analyse(game, seconds):
 
 def markdown(game, res):
     """Return the markdown section of one game."""
-    bt = res["table"]["ratings"]
+    bt = res["table"].ratings
+    fma = bt.first_move_advantage
     lines = [f"## {game}", "", f"{res['records']} games; Elo relative to `{ANCHOR}` = 0; 95 % "
-             f"intervals ({bt['interval']}, {bt['prior_draws']:g} virtual draw per pair that met); "
-             f"first-move advantage {bt['first_move_advantage']['elo']:.0f} Elo "
-             f"[{bt['first_move_advantage']['low']:.0f}, {bt['first_move_advantage']['high']:.0f}].", "",
+             f"intervals ({bt.interval}, {bt.prior_draws:g} virtual draw per pair that met); "
+             f"first-move advantage {fma.elo:.0f} Elo [{fma.low:.0f}, {fma.high:.0f}].", "",
              "| # | agent | Elo | 95 % interval | sandwich ± | games | score | draws | mean plies |",
              "|---:|---|---:|---|---:|---:|---:|---:|---:|"]
-    for k, e in enumerate(bt["ratings"], 1):
-        pa = res["per_agent"][e["agent"]]
-        lo = "—" if e["agent"] == ANCHOR else f"[{e['low']:.0f}, {e['high']:.0f}]"
-        sw = "—" if e["agent"] == ANCHOR else f"{pa['sandwich_half_width']:.0f}"
-        lines.append(f"| {k} | `{e['agent']}` | {e['elo']:.0f} | {lo} | {sw} | {e['games']} | "
-                     f"{100 * e['score']:.1f}% | {pa['draws']} | {pa['mean_plies']:.0f} |")
+    for k, e in enumerate(bt.ratings, 1):
+        pa = res["per_agent"][e.agent]
+        lo = "—" if e.agent == ANCHOR else f"[{e.low:.0f}, {e.high:.0f}]"
+        sw = "—" if e.agent == ANCHOR else f"{pa['sandwich_half_width']:.0f}"
+        lines.append(f"| {k} | `{e.agent}` | {e.elo:.0f} | {lo} | {sw} | {e.games} | "
+                     f"{100 * e.score:.1f}% | {pa['draws']} | {pa['mean_plies']:.0f} |")
     lines += ["", "Ladder steps (joint fit: Elo gained and P(higher budget is stronger); head to head: "
               "the higher budget's score and pentanomial Elo ± 95 %):", "",
               "| step | ΔElo | LOS | head-to-head score | h2h Elo | W-D-L | draws by | higher budget's lead "
@@ -255,7 +255,7 @@ def plot_ladder(game, res, seconds, path):
     """Write Elo against budget: MCTS by simulations (log scale), alpha-beta by depth."""
     from agents.plots import _figure
     names = specs(seconds)
-    by_agent = {e["agent"]: e for e in res["table"]["ratings"]["ratings"]}
+    by_agent = {e.agent: e for e in res["table"].ratings.ratings}
     fig = _figure(10, 4.2)
     axes = [fig.add_subplot(1, 2, 1), None]
     axes[1] = fig.add_subplot(1, 2, 2, sharey=axes[0])
@@ -263,16 +263,16 @@ def plot_ladder(game, res, seconds, path):
             (axes[0], ["m%d" % n for n in SIMULATIONS], SIMULATIONS, "MCTS simulations per move", "tab:blue"),
             (axes[1], ["ab%d" % d for d in DEPTHS], DEPTHS, "alpha-beta depth (plies)", "tab:orange")):
         e = [by_agent[names[k]] for k in keys]
-        ax.errorbar(xs, [x["elo"] for x in e], yerr=[[x["elo"] - x["low"] for x in e],
-                                                     [x["high"] - x["elo"] for x in e]],
+        ax.errorbar(xs, [x.elo for x in e], yerr=[[x.elo - x.low for x in e],
+                                                  [x.high - x.elo for x in e]],
                     fmt="o-", capsize=4, color=colour)
         for key, style in (("abT", "tab:orange"), ("mT", "tab:blue")):
             t = by_agent[names[key]]
-            ax.axhspan(t["low"], t["high"], color=style, alpha=0.12)
-            ax.axhline(t["elo"], color=style, linestyle="--", linewidth=1,
+            ax.axhspan(t.low, t.high, color=style, alpha=0.12)
+            ax.axhline(t.elo, color=style, linestyle="--", linewidth=1,
                        label=f"{names[key]}")
         r = by_agent["random"]
-        ax.axhline(r["elo"], color="grey", linestyle=":", linewidth=1, label="random")
+        ax.axhline(r.elo, color="grey", linestyle=":", linewidth=1, label="random")
         ax.set_xlabel(label)
         ax.set_xticks(list(xs))
         ax.set_xticklabels([f"{x:g}" for x in xs])
@@ -326,10 +326,9 @@ def main(argv=None):
         results[game] = res
         lines += markdown(game, res) + [""]
         plots.plot_ratings(res["table"], os.path.join(HERE, f"ratings_{game}.png"))
-        # rows in rating order (the crosstable's own order is by raw score, which a sparse
-        # schedule makes misleading: an agent that only meets stronger ones scores low)
-        by_rating = dict(res["table"]["crosstable"], agents=res["table"]["ratings"]["agents"])
-        plots.plot_score_matrix(by_rating, os.path.join(HERE, f"scores_{game}.png"))
+        # rate_records orders the crosstable's rows by rating (a sparse schedule makes the raw
+        # score misleading: an agent that only meets stronger ones scores low)
+        plots.plot_score_matrix(res["table"].crosstable, os.path.join(HERE, f"scores_{game}.png"))
         plot_ladder(game, res, args.time, os.path.join(HERE, f"ladder_{game}.png"))
         print(ratings.format_ratings_table(res["table"]))
     if walls:
@@ -339,7 +338,7 @@ def main(argv=None):
               "machine": {"platform": platform.platform(), "python": platform.python_version(),
                           "cpus": os.cpu_count()},
               "wall_seconds": walls, "code": code_version(),
-              "games": {g: {"ratings": r["table"]["ratings"], "crosstable": r["table"]["crosstable"],
+              "games": {g: {"ratings": r["table"].ratings, "crosstable": r["table"].crosstable,
                             "steps": r["steps"], "pairings": r["pairings"], "per_agent": r["per_agent"],
                             "max_plies_loops": r["loops"]}
                         for g, r in results.items()}}

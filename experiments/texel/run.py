@@ -335,11 +335,11 @@ def match_figures(records, first):
                  else 1.0 - ratings.RESULT_SCORES[r["result"]])
         counts[score] += 1
     games = sum(counts.values())
-    rated = ratings.rate_records(sorted(records, key=lambda r: r["white"] != first))["match"]
-    estimate = rated["per_pair"] or rated["per_game"]
+    rated = ratings.rate_records(sorted(records, key=lambda r: r["white"] != first)).match
+    estimate = rated.per_pair or rated.per_game
     return {"games": games, "wins": counts[1.0], "draws": counts[0.5], "losses": counts[0.0],
             "score": (counts[1.0] + 0.5 * counts[0.5]) / games if games else None,
-            "elo": estimate["elo"], "elo_error": estimate["error"], "los": estimate["los"],
+            "elo": estimate.elo, "elo_error": estimate.error, "los": estimate.los,
             "terminations": dict(Counter(r["termination"] for r in records)),
             "draw_terminations": dict(Counter(r["termination"] for r in records
                                               if r["result"] == "1/2-1/2"))}
