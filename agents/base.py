@@ -1,4 +1,5 @@
 """The Agent interface and the typed settings every agent declares (parsed from spec strings)."""
+import difflib
 import math
 import os
 from typing import Protocol, runtime_checkable
@@ -19,6 +20,15 @@ class SearchInterrupted(KeyboardInterrupt):
         super().__init__(message)
         self.action = action
         self.stats = stats if stats is not None else {}
+
+
+INT64 = 1 << 63
+
+
+def _digits(n):
+    """Return an int for a message, shortened when it is long."""
+    text = str(n)
+    return text if len(text) <= 24 else f"{text[:10]}...{text[-4:]} ({len(text)} digits)"
 
 
 # Used when the machine's memory cannot be read (os.sysconf is missing, e.g. on Windows).
@@ -53,6 +63,18 @@ def check_memory(agent_name, what, needed):
     if needed > have:
         raise AgentError(f"{agent_name}: {what} would take {_size(needed)} of memory; this "
                          f"machine has {_size(have)}")
+
+
+def unknown_setting(name, key, settings):
+    """Return the one-line message for an unknown setting: the key, the closest valid one, where
+    the list is."""
+    close = difflib.get_close_matches(key, list(settings), n=1, cutoff=0.5)
+    if not close:
+        close = [k for k in settings if k.startswith(key[:2])][:1]
+    hint = f"; did you mean {close[0]!r}?" if close else ""
+    shown = key if len(key) <= 40 else key[:37] + "..."
+    return (f"{name}: unknown setting {shown!r}{hint} (`ludo-flow agents` lists every agent's "
+            f"settings)")
 
 
 @runtime_checkable
@@ -103,6 +125,8 @@ class Setting:
                              f"got {value!r}") from None
         if self.kind is float and not math.isfinite(out):
             raise AgentError(f"{agent_name}: setting {key} must be a finite number, got {value!r}")
+        if self.kind is int and not -INT64 <= out < INT64:  # the searches hold settings in int64
+            raise AgentError(f"{agent_name}: setting {key} must be below 2**63, got {_digits(out)}")
         if self.choices is not None and out not in self.choices:
             raise AgentError(f"{agent_name}: setting {key} must be one of "
                              f"{', '.join(map(str, self.choices))}, got {out!r}")
@@ -129,8 +153,7 @@ class BaseAgent:
     def __init__(self, **options):
         unknown = sorted(set(options) - set(self.settings))
         if unknown:
-            raise AgentError(f"{self.agent_name}: unknown setting {unknown[0]!r}; allowed: "
-                             + ", ".join(sorted(self.settings)))
+            raise AgentError(unknown_setting(self.agent_name, unknown[0], self.settings))
         self.options = {}
         for key, setting in self.settings.items():
             value = options.get(key, setting.default)

@@ -194,8 +194,11 @@ def cmd_play(args):
 
 
 def cmd_tournament(args):
-    """Play a tournament; print the crosstable and ratings (exit 130 with a resume hint on Ctrl-C)."""
-    from .tournament import (DEFAULT_AGENTS, DEFAULT_GAMES, DEFAULT_OPENINGS, Tournament)
+    """Play a tournament; print the crosstable and ratings (on Ctrl-C exit 130, on SIGTERM 143,
+    with the command that resumes it)."""
+    from .tournament import DEFAULT_AGENTS, DEFAULT_GAMES, DEFAULT_OPENINGS, Tournament, TournamentConfig
+    from .tournament.output import RecordsOutput
+    from .tournament.runner import Terminated
     defaults = args.agents is None and args.gauntlet is None
     agents = list(DEFAULT_AGENTS) if defaults else (args.agents or [])
     games = args.games if args.games is not None else DEFAULT_GAMES
@@ -204,14 +207,6 @@ def cmd_tournament(args):
     if args.plots:
         _plots_folder(args.plots)  # refused now, not after the games
     game = game_from_args(args)
-    specs = agents + ([args.gauntlet] if args.gauntlet else [])
-    try:
-        for spec in specs:
-            _make_agent(spec, game)
-    except CommandError:
-        pass  # the tournament reports a bad spec itself
-    else:
-        warmup.warm(game, specs=specs)  # the engine too: the schedule's openings need it first
     state = state_from_args(args, game)
     try:
         start = state.to_string()
@@ -219,11 +214,15 @@ def cmd_tournament(args):
         raise CommandError("a tournament starts from a position string: --after may not end "
                            "in a choose phase") from None
     limit = {} if args.move_limit is None else {"move_limit": args.move_limit}
-    tournament = Tournament(args.game, agents, games=games, openings=openings, seed=args.seed,
-                            out=out, gauntlet=args.gauntlet, variant=state.game.variant,
-                            params=state.game.params, position=start, **limit,
-                            sprt=args.sprt, workers=args.workers, backend=args.backend,
-                            address=args.address, resume=args.resume, progress=not args.quiet)
+    config = TournamentConfig(game=args.game, agents=tuple(agents), games=games, openings=openings,
+                              seed=args.seed, out=out, gauntlet=args.gauntlet, variant=state.game.variant,
+                              params=state.game.params, position=start, **limit, sprt=args.sprt,
+                              workers=args.workers, backend=args.backend, address=args.address,
+                              resume=args.resume, progress=not args.quiet)
+    RecordsOutput(out).check(args.resume)  # before the warm-up: a bad --out costs no wait
+    specs = agents + ([args.gauntlet] if args.gauntlet else [])
+    warmup.warm(game, specs=specs, start=start)  # with its notice: the openings need the engine
+    tournament = Tournament(config)
     if defaults:
         print(f"# the default tournament: {', '.join(agents)}; {games} games a pairing "
               f"({openings}); records in {out}", file=sys.stderr)
@@ -237,9 +236,10 @@ def cmd_tournament(args):
             words += ["--out", out]
         if not args.resume:
             words.append("--resume")
-        print(f"ludo-flow: interrupted; every finished game is in {out}. Resume with:\n"
-              f"  ludo-flow {' '.join(shlex.quote(w) for w in words)}", file=sys.stderr)
-        raise KeyboardInterrupt
+        print(f"ludo-flow: {'terminated' if result.terminated else 'interrupted'}; every finished game "
+              f"is in {out}. Resume with:\n  ludo-flow {' '.join(shlex.quote(w) for w in words)}",
+              file=sys.stderr)
+        raise Terminated() if result.terminated else KeyboardInterrupt()
 
 
 def _plots_folder(folder):
@@ -271,25 +271,28 @@ def _plots(rated, folder):
 
 def cmd_replay(args):
     """Print a recorded game move by move, with the board after each move."""
-    from .records import find_record, read_records, replay_states
-    records, _ = read_records(args.file)
-    record = find_record(records, args.game_id)
+    from .records import ReadReport, find_record, iter_records, printable, replay_states
+    report = ReadReport()
+    record = find_record(iter_records(args.file, report, seen={}), args.game_id)
+    if report.describe():
+        print(f"ludo-flow: {args.file}: skipped {report.describe()} (each game counted once)", file=sys.stderr)
     if record.get("game") in GAMES:
         warmup.warm(load_game(record["game"]))
-    print(f"# {record['id']} ({record['game']} {record.get('variant')}): "
-          f"White {record['white']} - Black {record['black']}")
+    print(printable(f"# {record.get('id')} ({record.get('game')} {record.get('variant')}): "
+                    f"White {record['white']} - Black {record['black']}"))
     if record.get("opening"):
-        print(f"# opening: {' '.join(record['opening'])}")
+        print(printable(f"# opening: {' '.join(record['opening'])}"))
     mover = None
     for ply, word, state in replay_states(record):
         if word is not None:
-            print(f"{ply}. {'White' if mover == 0 else 'Black'} {word}")
+            print(printable(f"{ply}. {'White' if mover == 0 else 'Black'} {word}"))
         print(state)
         print()
         mover = state.current_player()
     if record.get("forfeit"):
-        print(f"# forfeit by {record['forfeit']['side']}: {record['forfeit']['reason']}")
-    print(f"# {record['termination']}")
+        print(printable(f"# forfeit by {record['forfeit']['side']}: {record['forfeit']['reason']}"))
+    if record.get("termination"):
+        print(printable(f"# {record['termination']}"))
     print(record["result"])
 
 
@@ -298,17 +301,16 @@ def cmd_ratings(args):
     skipped records) or one JSON object."""
     import json
     from . import ratings
-    from .records import describe_sources, read_records, sources_counts
+    from .records import ReadReport, describe_sources, iter_records, sources_counts
     if args.plots:
         _plots_folder(args.plots)
-    records, games = [], {}
+    records, games, report, seen = [], {}, ReadReport(), {}
     for path in args.files:
-        found, bad = read_records(path)
-        if bad:
-            print(f"ludo-flow: {path}: skipped {len(bad)} line(s) that are not whole records "
-                  f"(first: line {bad[0]})", file=sys.stderr)
+        found = list(iter_records(path, report, seen))
         records.extend(found)
         games[path] = ratings.rule_sets(found)
+    if report.describe():
+        print(f"ludo-flow: skipped {report.describe()} (each game counted once)", file=sys.stderr)
     if len({label for sets in games.values() for label in sets}) > 1 and len(games) > 1:
         raise CommandError("the files mix games or rule sets, which are never rated together: " + "; ".join(
             f"{ratings.printable(path)}: {ratings.describe_rule_sets(sets)}" for path, sets in games.items())
@@ -326,6 +328,12 @@ def cmd_ratings(args):
         print(ratings.format_report(rated))
     if args.plots:
         _plots(rated, args.plots)
+
+
+def cmd_agents(args):
+    """Print every agent kind with its settings, defaults and meaning."""
+    from .registry import describe_agents
+    print(describe_agents())
 
 
 def cmd_warmup(args):
@@ -439,6 +447,8 @@ def build_parser():
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")
     p.set_defaults(run=cmd_ratings)
+    p = sub.add_parser("agents", help="list the agent kinds and their settings (for agent specs)")
+    p.set_defaults(run=cmd_agents)
     p = sub.add_parser("warmup", help="compile every engine and agent ahead of time (numba's cache)")
     p.add_argument("games", nargs="*", metavar="GAME", help="flow, tolkuchka (default: all)")
     p.add_argument("--entry", nargs="+", choices=ENTRY_POINTS,
@@ -472,6 +482,8 @@ def main(argv=None):
         return 1
     except KeyboardInterrupt as err:
         # A search stopped by Ctrl-C says what it had done (agents.base.SearchInterrupted).
+        if type(err).__name__ == "Terminated":  # SIGTERM stopped a tournament: 128 + 15
+            return 143
         print(f"ludo-flow: interrupted: {err}" if str(err) else "ludo-flow: interrupted",
               file=sys.stderr)
         return 130

@@ -1,4 +1,4 @@
-"""Game records: one JSON object per finished game, appended as one whole line to a JSON Lines file.
+"""Game records: one JSON object per finished game, one whole line each, in a JSON Lines file.
 
 A record holds everything needed to replay the game and to rate it:
 
@@ -6,30 +6,49 @@ A record holds everything needed to replay the game and to rate it:
     pair          the opening pair: the two games of one opening with colours swapped
     version       the ludo_flow version that played it
     sources       the id of the sources that played it (`ludo_flow.cache.sources_id()`:
-                  version and a hash of every source file; equal ids, same code). Records
-                  written before it existed have none.
+                  version and a hash of every source file; equal ids, same code)
     game, variant, params     the Game (`ludo_flow.load_game(game, variant, **params)`)
     start         the start position string; `opening` the moves played from it before
                   the agents took over (random opening plies), in notation
     white, black  the agent spec strings (`agents.make_agent(spec)` rebuilds them)
     seed_white, seed_black    the seeds each agent was reset with
     moves         the agents' moves in notation
-    result        "1-0", "0-1" or "1/2-1/2"
+    result        "1-0", "0-1" or "1/2-1/2" ("*": not finished, never rated)
     termination   a `ludo_flow.Termination` value ("far_edge", "quiet_plies", ...) or "forfeit"
     forfeit       null, or {"side": "white" | "black", "reason": "..."}
     plies         len(moves); time_white, time_black: each side's thinking time in seconds
     settings      the tournament's settings (a resume must match them)
 
-`load_records` reads a file back, skipping a last line cut short by a kill; `state_at`
-rebuilds the position after any ply so a game can be studied in a notebook.
+Only `white`, `black` and `result` are required (so other programs' results can be rated);
+every other field, where present, must have the type above. `check_record` is the one place
+that says so: the runner, `ratings`, `replay` and `load_records` all read through
+`iter_records`, which checks every line and names the first bad one (`RecordError`, a
+ValueError). A line longer than `MAX_LINE_BYTES` is refused before it is parsed, so a file
+such as /dev/zero cannot fill the memory. A last line without its newline (a write cut short
+by a kill) is not a record: it is reported and skipped, and a resume cuts it off.
+
+A file whose name ends in `.gz` is gzip-compressed, read and written transparently
+(`records_gz`): the writer flushes the compressed stream after every record, so a kill loses
+at most the record being written, and a resume closes a cut stream (`repair_gzip_tail`)
+before appending.
 """
 import json
+import math
 import os
+import warnings
+import zlib
 
 import ludo_flow
 from ludo_flow.errors import LudoFlowError
 
+from .ratings.match import printable
+
 FORFEIT = "forfeit"
+RESULTS = ("1-0", "0-1", "1/2-1/2")
+UNFINISHED = "*"
+MAX_LINE_BYTES = 1 << 20  # a record of the longest game with every move's search data is far below
+MAX_NUMBER_DIGITS = 30    # longer integers in a record are refused (json would parse any size)
+_CHUNK = 1 << 16
 
 
 class RecordError(LudoFlowError):
@@ -41,29 +60,275 @@ def record_line(record):
     return json.dumps(record, separators=(",", ":"), ensure_ascii=False) + "\n"
 
 
-def read_records(path):
-    """Return (records, bad_lines) from a JSON Lines file: the whole records and the numbers
-    (1-based) of the lines that are not one whole JSON object (e.g. cut short by a kill)."""
-    records, bad = [], []
+def is_gzip(path):
+    """Return True if records at `path` are gzip-compressed (the name ends in .gz)."""
+    return str(path).endswith(".gz")
+
+
+# ---- the schema ------------------------------------------------------------------------------
+def _text(value, empty=False):
+    return isinstance(value, str) and (empty or bool(value.strip()))
+
+
+def _count(value):
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 1 << 63
+
+
+def _seconds(value):
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and value >= 0)
+
+
+def _words(value):
+    return isinstance(value, list) and all(_text(w) for w in value)
+
+
+def _params(value):
+    return isinstance(value, dict) and all(
+        isinstance(k, str) and (_text(v, True) or (isinstance(v, (int, float)) and not isinstance(v, bool)
+                                                   and math.isfinite(v))) for k, v in value.items())
+
+
+def _forfeit(value):
+    return value is None or (isinstance(value, dict) and value.get("side") in ("white", "black")
+                             and _text(value.get("reason"), True))
+
+
+# field -> (check, what it must be); `white`, `black` and `result` are required
+SCHEMA = {
+    "white": (_text, "a non-empty string (an agent spec)"),
+    "black": (_text, "a non-empty string (an agent spec)"),
+    "result": (lambda v: v in RESULTS or v == UNFINISHED, "one of 1-0, 0-1, 1/2-1/2, *"),
+    "id": (lambda v: _text(v) or _count(v), "a non-empty string or a count"),
+    "pair": (lambda v: v is None or _text(v), "a non-empty string or null"),
+    "version": (lambda v: v is None or _text(v), "a string or null"),
+    "sources": (lambda v: v is None or _text(v), "a string or null"),
+    "game": (_text, "a game name"),
+    "variant": (lambda v: v is None or _text(v), "a variant name or null"),
+    "params": (_params, "an object of game parameters"),
+    "start": (lambda v: v is None or _text(v, True), "a position string"),
+    "opening": (_words, "a list of moves in notation"),
+    "moves": (_words, "a list of moves in notation"),
+    "termination": (_text, "a termination name"),
+    "forfeit": (_forfeit, 'null or {"side": "white"|"black", "reason": "..."}'),
+    "plies": (_count, "a count of plies"),
+    "time_white": (_seconds, "a number of seconds >= 0"),
+    "time_black": (_seconds, "a number of seconds >= 0"),
+    "seed_white": (_count, "a seed (an int >= 0)"),
+    "seed_black": (_count, "a seed (an int >= 0)"),
+    "settings": (lambda v: v is None or isinstance(v, dict), "an object"),
+}
+REQUIRED = ("white", "black", "result")
+
+
+def check_record(record):
+    """Return `record` if it is a dict whose fields have the schema's types, else raise
+    RecordError saying which field is wrong (the caller adds where the record came from)."""
+    if not isinstance(record, dict):
+        raise RecordError(f"a record is a JSON object, got {_short(record)}")
+    for key in REQUIRED:
+        if key not in record:
+            raise RecordError(f"the record has no {key!r}")
+    for key, value in record.items():
+        rule = SCHEMA.get(key)
+        if rule is not None and not rule[0](value):
+            raise RecordError(f"field {key!r} must be {rule[1]}, got {_short(value)}")
+    if "moves" in record and "plies" in record and record["plies"] != len(record["moves"]):
+        raise RecordError(f"field 'plies' is {record['plies']} but 'moves' holds {len(record['moves'])}")
+    return record
+
+
+def _short(value, limit=60):
+    """Return a value as short, printable text for an error message."""
     try:
-        with open(path, "r", encoding="utf-8") as fh:
-            for number, line in enumerate(fh, 1):
-                if not line.strip():
-                    continue
-                try:
-                    record = json.loads(line)
-                except json.JSONDecodeError:
-                    bad.append(number)
-                    continue
-                if not isinstance(record, dict) or not line.endswith("\n"):
-                    bad.append(number)
-                    continue
-                records.append(record)
+        text = json.dumps(value, ensure_ascii=True)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+def _refuse_constant(name):
+    raise ValueError(f"{name} is not a number a record may hold")
+
+
+def _bounded_int(text):
+    if len(text.lstrip("-")) > MAX_NUMBER_DIGITS:
+        raise ValueError(f"an integer of {len(text)} digits")
+    return int(text)
+
+
+def parse_record(line):
+    """Return the checked record of one JSON line (str or bytes), or raise RecordError."""
+    try:
+        value = json.loads(line, parse_constant=_refuse_constant, parse_int=_bounded_int)
+    except RecursionError:
+        raise RecordError("the line nests too deeply to be a record") from None
+    except (ValueError, UnicodeDecodeError) as err:  # JSONDecodeError is a ValueError
+        raise RecordError(f"not a JSON record ({str(err).splitlines()[0][:80]})") from None
+    return check_record(value)
+
+
+# ---- reading -------------------------------------------------------------------------------------
+def _chunks(path):
+    """Yield the (decompressed) bytes of a records file in chunks; a cut gzip stream ends early."""
+    try:
+        fh = open(path, "rb")
     except FileNotFoundError:
         raise RecordError(f"no records file {str(path)!r}") from None
-    except (OSError, UnicodeDecodeError) as err:
-        raise RecordError(f"cannot read records file {str(path)!r}: {err}") from None
-    return records, bad
+    except OSError as err:
+        raise RecordError(f"cannot read records file {str(path)!r}: {err.strerror or err}") from None
+    with fh:
+        if os.path.isdir(path):
+            raise RecordError(f"{path} is a folder, not a records file")
+        if not is_gzip(path):
+            while True:
+                data = _read(fh, path)
+                if not data:
+                    return
+                yield data
+        else:
+            yield from _gunzip(fh, path)
+
+
+def _read(fh, path):
+    try:
+        return fh.read(_CHUNK)
+    except OSError as err:
+        raise RecordError(f"cannot read records file {str(path)!r}: {err.strerror or err}") from None
+
+
+def _gunzip(fh, path):
+    """Yield the decompressed bytes of concatenated gzip members, stopping quietly at a cut one."""
+    decoder = zlib.decompressobj(wbits=31)
+    while True:
+        data = _read(fh, path)
+        if not data:
+            return
+        while data:
+            try:
+                out = decoder.decompress(data, _CHUNK)
+            except zlib.error as err:
+                raise RecordError(f"{path} is not a gzip records file ({err})") from None
+            if out:
+                yield out
+            if decoder.unconsumed_tail:
+                data = decoder.unconsumed_tail
+                continue
+            if decoder.eof:  # a member ended: the next one starts in its unused data
+                data = decoder.unused_data
+                decoder = zlib.decompressobj(wbits=31)
+                continue
+            data = b""
+
+
+def iter_lines(path):
+    """Yield (line number, line bytes with its newline, or without one if it is the cut last
+    line) of a records file, refusing any line over MAX_LINE_BYTES before holding it whole."""
+    number, pending = 0, b""
+    for chunk in _chunks(path):
+        pending += chunk
+        start = 0
+        while True:
+            end = pending.find(b"\n", start)
+            if end < 0:
+                break
+            number += 1
+            if end + 1 - start > MAX_LINE_BYTES:
+                raise RecordError(f"{path}:{number}: a line longer than {MAX_LINE_BYTES} bytes is "
+                                  f"not a record")
+            yield number, pending[start:end + 1]
+            start = end + 1
+        pending = pending[start:]
+        if len(pending) > MAX_LINE_BYTES:
+            raise RecordError(f"{path}:{number + 1}: a line longer than {MAX_LINE_BYTES} bytes is "
+                              f"not a record")
+    if pending:
+        yield number + 1, pending
+
+
+class ReadReport:
+    """What reading records files found besides the records: a cut last line, unfinished
+    games, duplicate records of one game (kept once)."""
+
+    def __init__(self):
+        self.cut = []          # (path, line number) of last lines cut short by a kill
+        self.duplicates = 0    # records repeating an earlier record of the same game
+        self.unfinished = 0    # records whose result is "*"
+
+    def skipped(self):
+        """Return {reason: count} of what was read but not kept."""
+        out = {}
+        if self.cut:
+            out["lines cut short by a kill"] = len(self.cut)
+        if self.duplicates:
+            out["duplicate records of one game"] = self.duplicates
+        return out
+
+    def describe(self):
+        """Return the skipped counts as text ('' if nothing was skipped)."""
+        return ", ".join(f"{n} {why}" for why, n in self.skipped().items())
+
+
+def game_key(record):
+    """Return what identifies a game across files: its id and its pair (whose id names the
+    tournament's settings), or None for a record without an id."""
+    if record.get("id") is None:
+        return None
+    return (record.get("pair"), str(record["id"]))
+
+
+def iter_records(path, report=None, seen=None):
+    """Yield the checked records of a file, in order. A bad line raises RecordError naming
+    `path:line`; a cut last line is skipped (noted in `report`). With `seen` (a dict shared
+    across files), a record of a game already read is skipped if it is the same record and
+    refused if its result differs."""
+    for number, line in iter_lines(path):
+        if not line.endswith(b"\n"):
+            if report is not None:
+                report.cut.append((str(path), number))
+            continue
+        if not line.strip():
+            continue
+        try:
+            record = parse_record(line)
+        except RecordError as err:
+            raise RecordError(f"{path}:{number}: {err}") from None
+        if seen is not None:
+            key = game_key(record)
+            if key is not None:
+                first = seen.get(key)
+                if first is not None:
+                    if first[1] != record["result"]:
+                        raise RecordError(f"{path}:{number}: game {record['id']!r} is recorded twice with "
+                                          f"different results ({first[1]} at {first[0]}, "
+                                          f"{record['result']} here)")
+                    if report is not None:
+                        report.duplicates += 1
+                    continue
+                seen[key] = (f"{path}:{number}", record["result"])
+        if report is not None and record["result"] == UNFINISHED:
+            report.unfinished += 1
+        yield record
+
+
+def load_records(*paths, report=None):
+    """Return the records of one or more JSON Lines files (.jsonl or .jsonl.gz), in file order,
+    each game once (see `iter_records`: a last line cut short by a kill is skipped, a malformed
+    line raises RecordError naming it); `report` (a ReadReport) collects what was skipped."""
+    seen = {}
+    out = []
+    for path in paths:
+        out.extend(iter_records(path, report, seen))
+    return out
+
+
+def read_records(path):
+    """Deprecated (use `load_records` or `iter_records`): return (records, line numbers of a
+    last line cut short)."""
+    warnings.warn("agents.records.read_records is deprecated: use load_records(path, report=ReadReport()) "
+                  "or iter_records(path)", DeprecationWarning, stacklevel=2)
+    report = ReadReport()
+    return load_records(path, report=report), [number for _, number in report.cut]
 
 
 def sources_counts(records):
@@ -81,67 +346,231 @@ def describe_sources(counts):
     return ", ".join(f"{key or 'no id'} ({n} game{'' if n == 1 else 's'})" for key, n in counts.items())
 
 
-def load_records(*paths):
-    """Return the records of one or more JSON Lines files, in file order (cut lines skipped)."""
-    out = []
-    for path in paths:
-        out.extend(read_records(path)[0])
-    return out
+# ---- writing -----------------------------------------------------------------------------------
+GZIP_MEMBER_BYTES = 1 << 20  # a gzip member is ended after this much text: a cut one is short
 
 
-def drop_partial_last_line(path):
-    """Cut a last line that has no newline (a write stopped by a kill); return True if one was cut.
+class RecordsAppender:
+    """Appends whole record lines to a binary file open for appending; for a `.gz` file the
+    lines go into gzip members that are flushed (Z_SYNC_FLUSH) after every write, so what was
+    written decodes even if the process is killed before `close` ends the member."""
 
-    Appending after such a line would glue the next record onto it."""
-    with open(path, "rb+") as fh:
-        fh.seek(0, os.SEEK_END)
-        size = fh.tell()
-        if size == 0:
-            return False
-        fh.seek(size - 1)
-        if fh.read(1) == b"\n":
-            return False
-        # Find the last newline; everything after it is the cut line.
-        pos = size - 1
-        chunk = 4096
-        keep = 0
-        while pos > 0:
-            start = max(0, pos - chunk)
-            fh.seek(start)
-            data = fh.read(pos - start)
-            i = data.rfind(b"\n")
-            if i >= 0:
-                keep = start + i + 1
+    def __init__(self, fh, gz=False):
+        self.fh = fh
+        self.gz = gz
+        self._z = None  # a member is begun by the first write: no empty member on disk
+        self._in_member = 0
+
+    def write(self, lines):
+        """Write record lines (each ending in a newline) and flush them to the file."""
+        data = "".join(lines).encode("utf-8")
+        if self.gz:
+            if self._z is None:
+                self._z = zlib.compressobj(6, zlib.DEFLATED, 31)
+                self._in_member = 0
+            self._in_member += len(data)
+            if self._in_member >= GZIP_MEMBER_BYTES:
+                data = self._z.compress(data) + self._z.flush(zlib.Z_FINISH)
+                self._z = None
+            else:
+                data = self._z.compress(data) + self._z.flush(zlib.Z_SYNC_FLUSH)
+        _write_all(self.fh, data)
+
+    def close(self):
+        """End the gzip member (if one was begun) and flush."""
+        if self._z is not None:
+            _write_all(self.fh, self._z.flush(zlib.Z_FINISH))
+            self._z = None
+        self.fh.flush()
+
+
+def _write_all(fh, data):
+    """Write all of `data` (an unbuffered file may take it in parts) and flush."""
+    view = memoryview(data)
+    while view:
+        written = fh.write(view)
+        view = view[written if written is not None else len(view):]
+    fh.flush()
+
+
+_SYNC = b"\x00\x00\xff\xff"        # the end of a Z_SYNC_FLUSH: the stream is byte-aligned here
+_FINAL_EMPTY_BLOCK = b"\x03\x00"     # a last, empty fixed-Huffman block
+
+
+def cut_tail(fh, gz=False):
+    """Cut what a kill left unfinished at the end of a records file open as `fh` (binary, read
+    and write): a last line without its newline, or for gzip a cut last member, which is cut at
+    its last whole line and closed (a final empty block and its trailer) so that members can
+    follow it. Return the number of bytes cut (0 if the file ended cleanly). Run it only after
+    every whole record of the file was checked; a gzip file whose whole lines were not all
+    kept (a kill between a line's data and its flush) must be read again afterwards."""
+    fh.seek(0, os.SEEK_END)
+    size = fh.tell()
+    if size == 0:
+        return 0
+    if not gz:
+        keep = _last_newline_end(fh, size)
+        if keep < size:
+            fh.truncate(keep)
+        return size - keep
+    start = _last_member_start(fh, size)
+    if start is None:
+        return 0
+    fh.seek(start)
+    member = _read_all(fh, size - start)
+    # A kill inside a sync marker leaves its first bytes: their missing rest is known. Each
+    # candidate end is checked by decoding the closed member whole (its trailer's CRC too).
+    tails = [member + _SYNC[k:] for k in (3, 2, 1) if member.endswith(_SYNC[:k])] + [member]
+    for candidate in tails:
+        end = len(candidate)
+        while True:
+            end = candidate.rfind(_SYNC, 0, end)
+            if end < 0:
                 break
-            pos = start
-        fh.truncate(keep)
-        return True
+            closed = _closed_member(candidate[:end + len(_SYNC)])
+            if closed is not None:
+                keep = min(start + end + len(_SYNC), size)
+                fh.truncate(keep)
+                fh.seek(keep)
+                _write_all(fh, closed[keep - start:])
+                return size - keep
+    fh.truncate(start)  # not one whole line in it: drop the member
+    return size - start
 
 
+def _closed_member(prefix):
+    """Return a gzip member's prefix (cut at a sync point) closed by a final empty block and its
+    trailer, if the prefix decodes to whole lines and the closed member decodes whole; else None."""
+    found = _inflate_summary(prefix)
+    if found is None or found[2] != b"\n":
+        return None
+    crc, length, _ = found
+    closed = prefix + _FINAL_EMPTY_BLOCK + crc.to_bytes(4, "little") + (length & 0xFFFFFFFF).to_bytes(4, "little")
+    decoder = zlib.decompressobj(wbits=31)
+    try:
+        data = closed
+        while data:
+            decoder.decompress(data, _CHUNK)
+            data = decoder.unconsumed_tail
+    except zlib.error:
+        return None
+    return closed if decoder.eof and not decoder.unused_data else None
+
+
+def _read_all(fh, size):
+    """Read `size` bytes (an unbuffered file may give them in parts)."""
+    parts = []
+    while size > 0:
+        data = fh.read(size)
+        if not data:
+            break
+        parts.append(data)
+        size -= len(data)
+    return b"".join(parts)
+
+
+def _inflate_summary(member):
+    """Return (crc32, length, last byte) of the text a gzip member's prefix holds, or None if it
+    does not decode."""
+    decoder = zlib.decompressobj(wbits=31)
+    crc, length, last = 0, 0, b""
+    data = member
+    try:
+        while data:
+            out = decoder.decompress(data, _CHUNK)
+            crc, length = zlib.crc32(out, crc), length + len(out)
+            last = out[-1:] or last
+            data = decoder.unconsumed_tail
+    except zlib.error:
+        return None
+    return crc & 0xFFFFFFFF, length, last
+
+
+def _last_newline_end(fh, size):
+    """Return the offset just after the last newline of a plain file (0 if it has none)."""
+    pos = size
+    while pos > 0:
+        start = max(0, pos - _CHUNK)
+        fh.seek(start)
+        data = _read_all(fh, pos - start)
+        i = data.rfind(b"\n")
+        if i >= 0:
+            return start + i + 1
+        pos = start
+    return 0
+
+
+def _last_member_start(fh, size):
+    """Return the offset of a gzip file's last member if that member is cut short, else None."""
+    fh.seek(0)
+    decoder = zlib.decompressobj(wbits=31)
+    member_start = consumed = 0
+    while True:
+        data = fh.read(_CHUNK)
+        if not data:
+            return None if consumed == member_start else member_start
+        while data:
+            decoder.decompress(data)  # output dropped: only where members end matters here
+            if decoder.eof:
+                used = len(data) - len(decoder.unused_data)
+                consumed += used
+                member_start = consumed
+                data = decoder.unused_data
+                decoder = zlib.decompressobj(wbits=31)
+            else:
+                consumed += len(data)
+                data = b""
+
+
+# ---- one game's positions ---------------------------------------------------------------------
 def find_record(records, game_id):
-    """Return the record whose `id` is `game_id` (RecordError listing a few ids if none)."""
+    """Return the first record whose `id` is `game_id` among `records` (any iterable, read to its
+    end: a stream of `iter_records` thus checks the whole file), or RecordError listing a few ids."""
+    found, ids = None, []
     for record in records:
-        if str(record.get("id")) == str(game_id):
-            return record
-    ids = [str(r.get("id")) for r in records[:8]]
-    raise RecordError(f"no game with id {game_id!r}; ids look like: {', '.join(ids) or '(no records)'}")
+        if found is None and str(record.get("id")) == str(game_id):
+            found = record
+        if len(ids) < 8:
+            ids.append(str(record.get("id")))
+    if found is not None:
+        return found
+    raise RecordError(f"no game with id {printable(str(game_id))!r}; ids look like: "
+                      f"{printable(', '.join(ids)) or '(no records)'} (`ludo-flow replay FILE --list` lists them)")
 
 
 def record_game(record):
-    """Return the Game a record was played in."""
+    """Return the Game a record was played in (RecordError if it names none we know)."""
+    if "game" not in record:
+        raise RecordError(f"record {printable(str(record.get('id')))!r} has no 'game'")
     try:
         return ludo_flow.load_game(record["game"], record.get("variant"), **record.get("params", {}))
-    except KeyError as err:
-        raise RecordError(f"record {record.get('id')!r} has no {err.args[0]!r}") from None
+    except ValueError as err:
+        raise RecordError(f"record {printable(str(record.get('id')))!r}: {err}") from None
 
 
 def start_state(record):
     """Return the state the agents started from: the start position after the opening moves."""
     game = record_game(record)
-    state = game.from_string(record["start"]) if record.get("start") else game.new_initial_state()
-    for word in record.get("opening", []):
-        state.apply(state.parse_action(word))
+    try:
+        state = game.from_string(record["start"]) if record.get("start") else game.new_initial_state()
+        for word in record.get("opening", []):
+            state.apply(state.parse_action(word))
+    except ValueError as err:
+        raise RecordError(f"record {printable(str(record.get('id')))!r}: its opening: {err}") from None
     return state
+
+
+def replay_states(record):
+    """Yield (ply, move or None, state after it) for every position of a record, from the start
+    (RecordError naming the ply of a move that is not legal there)."""
+    state = start_state(record)
+    yield 0, None, state.clone()
+    for ply, word in enumerate(record.get("moves", []), 1):
+        try:
+            state.apply(state.parse_action(word))
+        except ValueError as err:
+            raise RecordError(f"record {printable(str(record.get('id')))!r}, ply {ply}: {err}") from None
+        yield ply, word, state.clone()
 
 
 def state_at(record, ply=None):
@@ -153,15 +582,9 @@ def state_at(record, ply=None):
     if isinstance(ply, bool) or not isinstance(ply, int) or not 0 <= ply <= len(moves):
         raise RecordError(f"ply must be an int in [0, {len(moves)}], got {ply!r}")
     state = start_state(record)
-    for word in moves[:ply]:
-        state.apply(state.parse_action(word))
+    for number, word in enumerate(moves[:ply], 1):
+        try:
+            state.apply(state.parse_action(word))
+        except ValueError as err:
+            raise RecordError(f"record {printable(str(record.get('id')))!r}, ply {number}: {err}") from None
     return state
-
-
-def replay_states(record):
-    """Yield (ply, move or None, state after it) for every position of a record, from the start."""
-    state = start_state(record)
-    yield 0, None, state.clone()
-    for ply, word in enumerate(record.get("moves", []), 1):
-        state.apply(state.parse_action(word))
-        yield ply, word, state.clone()

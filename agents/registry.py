@@ -1,6 +1,6 @@
 """Agent names and spec strings: `make_agent("mcts:simulations=2000,c=1.4,seed=7")`."""
 from .alphabeta import AlphaBetaAgent
-from .base import AgentError
+from .base import AgentError, unknown_setting
 from .human import HumanAgent
 from .mcts import MCTSAgent
 from .openspiel_agent import OpenSpielAgent
@@ -43,16 +43,17 @@ def make_agent(spec, game=None, **overrides):
     cls = AGENTS[name]
     unknown = sorted(set(options) - set(cls.settings))
     if unknown:
-        allowed = ", ".join(s.describe(k) for k, s in cls.settings.items()) or "none"
-        raise AgentError(f"{name}: unknown setting {unknown[0]!r}; allowed: {allowed}")
+        raise AgentError(unknown_setting(name, unknown[0], cls.settings))
     return cls(**options)
+
 
 
 def describe_agents():
     """Return a multi-line text listing every agent and its settings with defaults."""
     lines = []
     for name, cls in AGENTS.items():
-        lines.append(f"{name}: {cls.__doc__.splitlines()[0]}")
+        paragraph = " ".join(cls.__doc__.split("\n\n")[0].split())
+        lines.append(f"{name}: {paragraph.split('. ')[0].rstrip('.')}.")
         for key, setting in cls.settings.items():
             lines.append(f"    {setting.describe(key)}")
     return "\n".join(lines)

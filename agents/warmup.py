@@ -32,7 +32,7 @@ TESTED_NUMBA = ("0.68",)  # numba versions (major.minor) whose private cache API
 _AGENT_WORDS = {"random": "the random agent", "mcts": "the MCTS search",
                 "alphabeta": "the alpha-beta search"}
 # First-run wall seconds on the idle 2-core development VM (benchmarks/bench_compile_versions.py,
-# 2026-12-02, docs/benchmarks.md "Compile time"): the engine and perft as scheduled (Flow's split
+# docs/benchmarks.md "Compile time"): the engine and perft as scheduled (Flow's split
 # between this process and a helper), and each kind of agent beyond the engine, compiled in the
 # second stage (Flow's tournament 16-20 s, Tolkuchka's 13-14 s). Used only to tell a user roughly
 # how long to wait, and to choose the search a first run compiles in this process (the longest);

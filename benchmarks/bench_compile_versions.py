@@ -15,7 +15,6 @@ benchmarks/results/compile_versions.json (every run, and the per-function breakd
 main processes' last runs).
 """
 import argparse
-import json
 import os
 import shlex
 import shutil

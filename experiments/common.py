@@ -37,10 +37,10 @@ def mean_ci(xs):
 def play_file(tournament, previous, resume, label=""):
     """Play (or resume) one Tournament into its records file; return its wall seconds (on a
     resume, a file already complete is not opened again and keeps its time from `previous`)."""
-    from agents.records import read_records
+    from agents.records import load_records
     name = os.path.basename(tournament.out)
     if resume and name in previous and os.path.exists(tournament.out) and \
-            len(read_records(tournament.out)[0]) == len(tournament.schedule()):
+            len(load_records(tournament.out)) == len(tournament.schedule()):
         return previous[name]
     start = time.time()
     tournament.run()

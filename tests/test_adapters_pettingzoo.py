@@ -10,7 +10,7 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 import ludo_flow  # noqa: E402
-from ludo_flow import registry, render  # noqa: E402
+from ludo_flow import render  # noqa: E402
 from ludo_flow.adapters import pettingzoo as adapter  # noqa: E402
 from ludo_flow.adapters import raster  # noqa: E402
 from pettingzoo.test import api_test, seed_test  # noqa: E402
@@ -37,7 +37,6 @@ def _play(env, seed):
     rng = random.Random(seed)
     env.reset(seed=seed)
     raw = env.unwrapped
-    entry = registry.BY_NAME[raw.game.name]
     state = raw.game.new_initial_state()
     selected, infos = [], None
     for agent in env.agent_iter():

@@ -31,7 +31,6 @@ def _squash(terms, weights, bound):
 
 def flow_terms_by_hand(state):
     """Return Flow's TUNED_TERMS counted piece by piece (the reference engine's steps)."""
-    a = state.array
     width, height, span = state.width, state.height, state.height - 1
     pieces = state.pieces()
     side = state.current_player()

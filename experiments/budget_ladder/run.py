@@ -79,13 +79,13 @@ def play(args, game, previous):
 
 def load(game):
     """Return the records of one game (every file of records/GAME/)."""
-    from agents.records import read_records
+    from agents.records import ReadReport, load_records
     records = []
     for path in sorted(glob.glob(os.path.join(HERE, "records", game, "*.jsonl"))):
-        found, bad = read_records(path)
-        if bad:
-            raise SystemExit(f"{path}: lines {bad[:5]} are not whole records (resume to repair)")
-        records.extend(found)
+        report = ReadReport()
+        records.extend(load_records(path, report=report))
+        if report.cut:
+            raise SystemExit(f"{path}: its last line is cut (resume to repair)")
     return records
 
 

@@ -110,10 +110,11 @@ def records_path(game, name):
 
 def load(path):
     """Return the whole records of a file, or stop with a one-line message if a line is cut."""
-    from agents.records import read_records
-    records, bad = read_records(path)
-    if bad:
-        raise SystemExit(f"{path}: lines {bad[:5]} are not whole records (resume to repair)")
+    from agents.records import ReadReport, load_records
+    report = ReadReport()
+    records = load_records(path, report=report)
+    if report.cut:
+        raise SystemExit(f"{path}: its last line is cut (resume to repair)")
     return records
 
 

@@ -51,10 +51,11 @@ def summarise(game, variant, matchup):
     """Return the first player's score, game length and terminations of one records file."""
     import ludo_flow
     from agents import ratings
-    from agents.records import read_records
-    records, bad = read_records(records_path(game, variant, matchup))
-    if bad:
-        raise SystemExit(f"{records_path(game, variant, matchup)}: lines {bad[:5]} are cut (resume to repair)")
+    from agents.records import ReadReport, load_records
+    report = ReadReport()
+    records = load_records(records_path(game, variant, matchup), report=report)
+    if report.cut:
+        raise SystemExit(f"{records_path(game, variant, matchup)}: its last line is cut (resume to repair)")
     first = ludo_flow.load_game(game, variant).new_initial_state().current_player()
     scores = [ratings.RESULT_SCORES[r["result"]] if first == 0 else 1.0 - ratings.RESULT_SCORES[r["result"]]
               for r in records]

@@ -180,7 +180,7 @@ class FlowGame(Game):
         its current's history ending with its arrangement, and a legal wash; a finished game
         (a result word) ended as the rules end one."""
         self._check_words(a)
-        white, black, dames = int(a[K.WHITE]), int(a[K.BLACK]), int(a[K.DAMES])
+        white, black = int(a[K.WHITE]), int(a[K.BLACK])
         width, height, mask = int(a[K.WIDTH]), int(a[K.HEIGHT]), a[K.MASK]
         side, step, first, turns = int(a[K.SIDE]), int(a[K.STEP]), int(a[K.FIRST]), int(a[K.TURNS])
         mover = black if side else white

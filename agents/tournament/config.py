@@ -1,0 +1,214 @@
+"""A tournament's settings as one checked bundle: `TournamentConfig`.
+
+Every setting is checked here, before any game, file or process: a bad one raises
+`TournamentError` (a ValueError) whose message names it. The defaults are the embedded
+default tournament's (`ludo-flow tournament GAME` with no agents).
+"""
+import dataclasses
+import math
+import os
+
+from ludo_flow.errors import LudoFlowError
+
+from ..registry import make_agent, parse_spec
+
+DEFAULT_MOVE_LIMIT = 120.0
+# The embedded default: `ludo-flow tournament GAME` with no agents.
+DEFAULT_AGENTS = ("random", "mcts:simulations=300", "mcts:simulations=3000",
+                  "alphabeta:depth=3", "alphabeta:depth=5")
+DEFAULT_GAMES = 60
+# One random turn each: in Flow (two steps a turn) `random:plies=2` randomises White's turn
+# only, and Black then scores 69 % in alpha-beta self-play, against 42 % after one random turn
+# each (experiments/openings).
+DEFAULT_OPENINGS = "random:turns=1"
+BACKENDS = ("local", "ray")
+MAX_GAMES = 10 ** 9          # games in one tournament: the finished-games bitset stays under 125 MB
+WORKERS_PER_CORE = 2         # more worker processes than this only share the cores
+MAX_MOVE_LIMIT = 10 ** 6     # seconds
+
+
+class TournamentError(LudoFlowError):
+    """A tournament's settings are wrong, or do not match the records file it resumes."""
+
+
+SPRT_MODELS = ("normalized", "logistic")
+
+
+def parse_sprt(text):
+    """Return {elo0, elo1, alpha, beta, model} from `elo0=E0,elo1=E1,alpha=A,beta=B[,model=M]`."""
+    if isinstance(text, dict):
+        items = dict(text)
+    else:
+        items = {}
+        for part in str(text).split(","):
+            if not part.strip():
+                continue
+            key, sep, value = part.partition("=")
+            if not sep:
+                raise TournamentError(f"--sprt takes key=value pairs, got {part.strip()!r}")
+            items[key.strip()] = value.strip()
+    out = {"alpha": 0.05, "beta": 0.05, "model": "normalized"}
+    for key, value in items.items():
+        if key not in ("elo0", "elo1", "alpha", "beta", "model"):
+            raise TournamentError(f"unknown SPRT setting {key!r}; allowed: elo0, elo1, alpha, beta, model")
+        if key == "model":
+            if value not in SPRT_MODELS:
+                raise TournamentError(f"SPRT model must be one of {', '.join(SPRT_MODELS)}, got {value!r}")
+            out[key] = value
+            continue
+        try:
+            out[key] = float(value)
+        except (TypeError, ValueError):
+            raise TournamentError(f"SPRT setting {key} must be a number, got {value!r}") from None
+        if not math.isfinite(out[key]):
+            raise TournamentError(f"SPRT setting {key} must be finite, got {value!r}")
+    for key in ("elo0", "elo1"):
+        if key not in out:
+            raise TournamentError(f"--sprt needs {key}, e.g. elo0=0,elo1=10,alpha=0.05,beta=0.05")
+    if not out["elo0"] < out["elo1"]:
+        raise TournamentError(f"SPRT needs elo0 < elo1, got {out['elo0']:g} and {out['elo1']:g}")
+    for key in ("alpha", "beta"):
+        if not 0.0 < out[key] < 0.5:
+            raise TournamentError(f"SPRT {key} must be in (0, 0.5), got {out[key]:g}")
+    return out
+
+
+def _whole(value):
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+@dataclasses.dataclass(frozen=True)
+class TournamentConfig:
+    """Everything that decides a tournament and how it runs.
+
+    game        a registered game name ("flow", "tolkuchka")
+    agents      agent spec strings (a round robin), or the opponents of `gauntlet`
+    games       games per pairing, even: games/2 openings, each played twice, colours swapped
+    openings    None (every game from the start), "random:plies=K", "random:turns=K", or the
+                path of a file of position strings (one a line)
+    seed        decides the openings and the agents' seeds (same seed, same schedule)
+    out         the records file (JSON Lines; `.gz` compressed)
+    gauntlet    an agent spec that plays each of `agents` (None: a round robin)
+    variant, params, position   the game's variant, parameters and start position string
+    move_limit  seconds a move may take; a slower move forfeits the game
+    sprt        "elo0=..,elo1=..[,alpha=..,beta=..,model=..]" or a dict: two agents only;
+                the match stops once the test decides (kept as parse_sprt's dict)
+    workers     worker processes (None: one per core; 0: play in this process); with Ray,
+                the CPUs of a local instance
+    backend     "local" (processes of this machine) or "ray"
+    address     the Ray cluster to join (None: start a local one)
+    resume      continue `out`: its finished games are kept and not played again
+    progress    show a progress bar on stderr
+    """
+
+    game: str
+    agents: tuple
+    games: int = 2
+    openings: str | None = None
+    seed: int = 0
+    out: str = "tournament.jsonl"
+    gauntlet: str | None = None
+    variant: str | None = None
+    params: dict | None = None
+    position: str | None = None
+    move_limit: float = DEFAULT_MOVE_LIMIT
+    sprt: object = None
+    workers: int | None = None
+    backend: str = "local"
+    address: str | None = None
+    resume: bool = False
+    progress: bool = True
+
+    def __post_init__(self):
+        set_ = object.__setattr__  # frozen: normalise once, here
+        if not isinstance(self.game, str):
+            raise TournamentError(f"game is a name such as 'flow', got {self.game!r}")
+        if isinstance(self.agents, str) or not isinstance(self.agents, (list, tuple)) or not self.agents:
+            raise TournamentError("agents is a list of spec strings, e.g. ['random', 'mcts:simulations=300']")
+        for spec in list(self.agents) + ([self.gauntlet] if self.gauntlet is not None else []):
+            if not isinstance(spec, str) or not spec.strip():
+                raise TournamentError(f"an agent spec is a non-empty string such as 'mcts:simulations=300', "
+                                      f"got {spec!r}")
+        set_(self, "agents", tuple(s.strip() for s in self.agents))
+        if self.gauntlet is not None:
+            set_(self, "gauntlet", self.gauntlet.strip())
+        if not _whole(self.games) or self.games < 2 or self.games % 2:
+            raise TournamentError(f"games per pairing must be an even number >= 2 (each opening is "
+                                  f"played twice, colours swapped), got {self.games!r}")
+        if not _whole(self.seed) or not 0 <= self.seed < 1 << 63:
+            raise TournamentError(f"seed must be an int in [0, 2**63), got {self.seed!r}")
+        try:
+            limit = float(self.move_limit)
+        except (TypeError, ValueError):
+            raise TournamentError(f"move limit must be a number of seconds, got {self.move_limit!r}") from None
+        if not (math.isfinite(limit) and 0 < limit <= MAX_MOVE_LIMIT):
+            raise TournamentError(f"move limit must be a number of seconds in (0, {MAX_MOVE_LIMIT}], "
+                                  f"got {self.move_limit!r}")
+        set_(self, "move_limit", limit)
+        if self.workers is not None and (not _whole(self.workers) or self.workers < 0):
+            raise TournamentError(f"workers must be an int >= 0 (0: play in this process), got {self.workers!r}")
+        if self.backend not in BACKENDS:
+            raise TournamentError(f"backend must be 'local' or 'ray', got {self.backend!r}")
+        if self.address is not None:
+            if self.backend != "ray":
+                raise TournamentError("--address joins a Ray cluster: it needs --backend ray")
+            if not isinstance(self.address, str) or not self.address.strip():
+                raise TournamentError(f"a Ray address is HOST:PORT, got {self.address!r}")
+        if not isinstance(self.out, (str, os.PathLike)) or not str(self.out):
+            raise TournamentError(f"out is the path of the records file, got {self.out!r}")
+        set_(self, "out", os.fspath(self.out))
+        if self.params is not None and not isinstance(self.params, dict):
+            raise TournamentError(f"params is a dict of game parameters, got {self.params!r}")
+        set_(self, "params", dict(self.params or {}))
+        for flag in ("resume", "progress"):
+            if not isinstance(getattr(self, flag), bool):
+                raise TournamentError(f"{flag} is True or False, got {getattr(self, flag)!r}")
+        self._check_agents()
+        set_(self, "sprt", parse_sprt(self.sprt) if self.sprt is not None else None)
+        if self.sprt is not None and len(self.pairings()) != 1:
+            raise TournamentError("--sprt tests one match: give exactly two agents "
+                                  "(or a gauntlet against one agent)")
+        if self.total_games() > MAX_GAMES:
+            raise TournamentError(f"{self.total_games():,} games is more than one tournament holds "
+                                  f"(at most {MAX_GAMES:,}); play it as several tournaments")
+
+    def _check_agents(self):
+        """Refuse specs that build no agent, a person, one agent listed twice, or one agent alone."""
+        canonical = {}
+        for spec in self.agents + ((self.gauntlet,) if self.gauntlet is not None else ()):
+            try:
+                name, _ = parse_spec(spec)
+                agent = make_agent(spec)
+            except ValueError as err:
+                raise TournamentError(str(err)) from None
+            if name == "human":
+                raise TournamentError("a tournament cannot wait for a person: 'human' is not allowed")
+            key = agent.spec()
+            if key in canonical:
+                raise TournamentError(f"agents {canonical[key]!r} and {spec!r} are the same agent; "
+                                      f"list each agent once")
+            canonical[key] = spec
+        if self.gauntlet is None and len(self.agents) < 2:
+            raise TournamentError("a round robin needs at least two agents")
+
+    def pairings(self):
+        """Return the pairings as (first spec, second spec): all pairs of a round robin, or the
+        gauntlet agent first against each of the others."""
+        if self.gauntlet is not None:
+            return [(self.gauntlet, other) for other in self.agents]
+        return [(a, b) for i, a in enumerate(self.agents) for b in self.agents[i + 1:]]
+
+    def total_games(self):
+        """Return the number of games in the schedule."""
+        return len(self.pairings()) * self.games
+
+    def worker_count(self):
+        """Return how many worker processes to start: `workers` (default one per core), at
+        most WORKERS_PER_CORE per core."""
+        cores = os.cpu_count() or 1
+        wanted = cores if self.workers is None else self.workers
+        return min(wanted, WORKERS_PER_CORE * cores)
+
+    def replace(self, **changes):
+        """Return a copy with some settings changed (checked again)."""
+        return dataclasses.replace(self, **changes)

@@ -1,0 +1,61 @@
+"""One slot's game, played in any worker (a process of this machine, a Ray task, the runner).
+
+`play_slot(game_spec, slot, move_limit)` rebuilds the game and the two agents from their
+specs (each agent built once per process, so its tables are allocated once), compiles or
+loads their code before their clocks run, plays the game and returns the record's fields.
+"""
+import ludo_flow
+
+from ..play import forfeit_fields, play_game
+from ..registry import make_agent
+from ..warmup import warm_up
+
+_agents = {}
+_warmed = set()  # (game spec, agent spec) whose code this process has compiled or loaded
+
+
+def _agent(spec):
+    """Return this process's agent for a spec (built once: tables are allocated once)."""
+    agent = _agents.get(spec)
+    if agent is None:
+        agent = _agents[spec] = make_agent(spec)
+    return agent
+
+
+def mark_warm(game, specs):
+    """Note that this process has compiled (or loaded) the code of `specs` for `game`."""
+    key = repr(sorted(game.spec().items()))
+    _warmed.update((key, s) for s in specs)
+
+
+def play_slot(game_spec, slot, move_limit, on_think=None):
+    """Play the game of one schedule slot; return its record fields (moves, result, ...).
+
+    `game_spec` is `Game.spec()`. Used by every backend: worker processes, Ray tasks and the
+    in-process runner."""
+    game = ludo_flow.load_game(game_spec["game"], game_spec["variant"], **game_spec["params"])
+    # Compile or load each agent's code before its clock runs: a worker on a machine without
+    # the cache (a Ray node, or sources edited since the runner's warm-up) must not lose a
+    # game to the move limit while numba compiles.
+    key = repr(sorted(game_spec.items()))
+    cold = [s for s in (slot["white"], slot["black"]) if (key, s) not in _warmed]
+    if cold:
+        warm_up(game, slot["start"], cold)
+        _warmed.update((key, s) for s in cold)
+    state = game.from_string(slot["start"])
+    for word in slot["opening"]:
+        state.apply(state.parse_action(word))
+    white, black = _agent(slot["white"]), _agent(slot["black"])
+    white.reset(slot["seed_white"])
+    black.reset(slot["seed_black"])
+    fields = play_game(state, white, black, forfeit=True, move_limit=move_limit, on_think=on_think)
+    fields["sources"] = ludo_flow.cache.sources_id()  # the code of the process that played
+    return fields
+
+
+def unfinished_fields(side, reason):
+    """Return the record fields of a game stopped from outside and lost by `side`."""
+    fields = {"moves": [], "plies": 0, "time_white": 0.0, "time_black": 0.0,
+              "sources": ludo_flow.cache.sources_id()}  # no worker reported: the runner's own
+    fields.update(forfeit_fields(side, reason))
+    return fields

@@ -1,0 +1,170 @@
+"""The schedule: every game of a tournament, computed slot by slot from the settings and the seed.
+
+Games are numbered opening by opening (so a stopped run has played every pairing about
+equally): slot `i` is opening `k = i // (2 P)`, pairing `p = (i // 2) % P` and colours `swap =
+i % 2`, with P pairings; its id is `p{p}-o{k}-{swap}` and its pair (the two games of one
+opening, colours swapped) `{tag}-p{p}-o{k}`, where the tag names the tournament's settings, so
+files merged for rating never share a pair. Nothing is computed ahead: a slot, its opening and
+its seeds come from `slot(i)` on demand, so a schedule of a billion games costs no memory.
+Same settings and seed: same slots, same openings, same agent seeds.
+"""
+import hashlib
+import json
+import re
+
+from ludo_flow.rng import new_rng, rand_below
+
+from .config import TournamentError
+
+OPENING_UNITS = ("plies", "turns")
+MAX_OPENING = {"plies": 200, "turns": 100}
+MAX_OPENINGS_FILE = 64 << 20  # bytes
+_SLOT_ID = re.compile(r"p(\d{1,9})-o(\d{1,12})-([01])")
+
+
+def derive_seed(*parts):
+    """Return a seed in [0, 2**31) derived from the parts (stable across runs and machines)."""
+    digest = hashlib.blake2b(repr(parts).encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "little") & 0x7FFFFFFF
+
+
+def random_opening(start_state, length, seed, unit="plies"):
+    """Return the notation of a uniformly random opening from `start_state` that leaves the game
+    going (tries further seeds derived from `seed` if a try ends the game): `length` decisions
+    (unit "plies"), or `length` whole turns of each player (unit "turns": decisions until the
+    player to move has changed 2 x `length` times, so both sides have had as many random turns
+    and the opening ends where the starting player's turn begins)."""
+    if unit not in OPENING_UNITS:
+        raise TournamentError(f"an opening's length is counted in {' or '.join(OPENING_UNITS)}, "
+                              f"got {unit!r}")
+    target = length if unit == "plies" else 2 * length
+    for attempt in range(1000):
+        rng = new_rng(derive_seed(seed, attempt))
+        state = start_state.clone()
+        words = []
+        count = 0  # decisions, or changes of the player to move
+        while count < target and not state.is_terminal():
+            legal = state.legal_actions()
+            if not legal:
+                break
+            action = legal[int(rand_below(rng, len(legal)))]
+            words.append(state.action_to_string(action))
+            mover = state.current_player()
+            state.apply(action)
+            count += 1 if unit == "plies" else int(state.current_player() != mover)
+        if count == target and not state.is_terminal():
+            return words
+    raise TournamentError(f"no random opening of {length} {unit} keeps the game going "
+                          f"from this start (1000 tries)")
+
+
+def read_openings_file(game, path):
+    """Return the position strings of an openings file (each checked), and the file's sha256."""
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_OPENINGS_FILE + 1)
+    except OSError as err:
+        raise TournamentError(f"cannot read openings file {str(path)!r}: {err.strerror or err}") from None
+    if len(data) > MAX_OPENINGS_FILE:
+        raise TournamentError(f"openings file {str(path)!r} is larger than {MAX_OPENINGS_FILE >> 20} MB")
+    positions = []
+    for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        try:
+            state = game.from_string(line)
+        except ValueError as err:
+            raise TournamentError(f"{path}:{number}: {err}") from None
+        if state.is_terminal():
+            raise TournamentError(f"{path}:{number}: the game is already over in this position")
+        positions.append(line)
+    if not positions:
+        raise TournamentError(f"openings file {str(path)!r} holds no position")
+    return positions, hashlib.sha256(data).hexdigest()
+
+
+def parse_random_openings(text):
+    """Return (unit, length) of `random:plies=K` or `random:turns=K`."""
+    key, sep, value = text[len("random:"):].partition("=")
+    unit = key.strip()
+    if unit not in OPENING_UNITS or not sep:
+        raise TournamentError(f"random openings are written random:plies=K or random:turns=K, got {text!r}")
+    value = value.strip()
+    top = MAX_OPENING[unit]
+    if not (value.isascii() and value.isdigit()) or len(value) > 4 or int(value) > top:
+        raise TournamentError(f"random:{unit}=K needs an integer 0 <= K <= {top}, got {value!r}")
+    length = int(value)
+    return unit, length
+
+
+class Schedule:
+    """The slots of a tournament, made on demand: `len(schedule)`, `schedule.slot(i)`,
+    `schedule.index_of(slot_id)`.
+
+    A slot is a dict: `id`, `pair`, `start` (position string), `opening` (moves in notation),
+    `white`, `black` (specs), `seed_white`, `seed_black`."""
+
+    def __init__(self, game, start, pairings, games, openings, seed, settings):
+        self.game = game
+        self.start = start
+        self.pairings = list(pairings)
+        self.openings_count = games // 2
+        self.seed = seed
+        # Pair ids name the tournament too, so files merged for rating never share one.
+        self.tag = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:8]
+        self._source = openings  # ("none",) / ("random", unit, length) / ("file", positions)
+        self._last = (None, None)  # the opening made last: consecutive slots share it
+
+    def __len__(self):
+        return self.openings_count * len(self.pairings) * 2
+
+    def opening(self, k):
+        """Return (start position string, opening moves) of opening `k`."""
+        if self._last[0] == k:
+            return self._last[1]
+        kind = self._source[0]
+        if kind == "none":
+            made = (self.start, [])
+        elif kind == "file":
+            positions = self._source[1]
+            made = (positions[k % len(positions)], [])
+        else:
+            _, unit, length = self._source
+            made = (self.start, random_opening(self.game.from_string(self.start), length,
+                                               derive_seed(self.seed, "opening", k), unit))
+        self._last = (k, made)
+        return made
+
+    def slot(self, index):
+        """Return the slot dict of game `index` (0 <= index < len(self))."""
+        if not 0 <= index < len(self):
+            raise IndexError(f"slot {index} is not in a schedule of {len(self)} games")
+        pairing, swap = divmod(index, 2)
+        k, p = divmod(pairing, len(self.pairings))
+        first, second = self.pairings[p]
+        white, black = (first, second) if swap == 0 else (second, first)
+        slot_id = f"p{p}-o{k}-{swap}"
+        start, opening = self.opening(k)
+        return {"id": slot_id, "pair": f"{self.tag}-p{p}-o{k}", "start": start, "opening": list(opening),
+                "white": white, "black": black,
+                "seed_white": derive_seed(self.seed, slot_id, "white"),
+                "seed_black": derive_seed(self.seed, slot_id, "black")}
+
+    def index_of(self, slot_id):
+        """Return the index of the slot with this id, or None if the schedule has none."""
+        found = _SLOT_ID.fullmatch(slot_id) if isinstance(slot_id, str) else None
+        if found is None:
+            return None
+        p, k, swap = (int(g) for g in found.groups())
+        if p >= len(self.pairings) or k >= self.openings_count:
+            return None
+        return (k * len(self.pairings) + p) * 2 + swap
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self.slot(i) for i in range(*index.indices(len(self)))]
+        return self.slot(index if index >= 0 else len(self) + index)
+
+    def __iter__(self):
+        return (self.slot(i) for i in range(len(self)))
