@@ -266,6 +266,7 @@ def test_control_characters_in_records_are_printed_escaped(tmp_path, capsys):
     evil.write_text(text)
     capsys.readouterr()
     assert main(["replay", str(evil), "--game", records[0]["id"]]) == 0
+    assert main(["ratings", str(evil)]) == 0
     shown = capsys.readouterr()
     assert "\x1b" not in shown.out + shown.err and "\x07" not in shown.out + shown.err
     assert "\\x1b]0;TITLE" in shown.out
