@@ -98,7 +98,8 @@ def _forfeit(value):
 SCHEMA = {
     "white": (_text, "a non-empty string (an agent spec)"),
     "black": (_text, "a non-empty string (an agent spec)"),
-    "result": (lambda v: v in RESULTS or v == UNFINISHED, "one of 1-0, 0-1, 1/2-1/2, *"),
+    "result": (lambda v: _text(v) and len(v) <= 40, "a result string: 1-0, 0-1, 1/2-1/2 (others, such as *, "
+               "are not rated)"),
     "id": (lambda v: _text(v) or _count(v), "a non-empty string or a count"),
     "pair": (lambda v: v is None or _text(v), "a non-empty string or null"),
     "version": (lambda v: v is None or _text(v), "a string or null"),

@@ -41,7 +41,7 @@ def test_spec_strings_set_settings():
 
 @pytest.mark.parametrize("spec,words", [
     ("minimax", ["unknown agent", "random, alphabeta, mcts, human"]),
-    ("mcts:sims=10", ["unknown setting 'sims'", "simulations=", "time=", "seed="]),
+    ("mcts:sims=10", ["unknown setting 'sims'", "did you mean 'simulations'", "ludo-flow agents"]),
     ("alphabeta:depth=x", ["depth must be int"]),
     ("alphabeta:depth=0", ["depth must be >= 1"]),
     ("alphabeta:tt=1000", ["power of two"]),
