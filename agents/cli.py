@@ -11,6 +11,7 @@ import shlex
 import sys
 import time
 
+import ludo_flow
 from ludo_flow import GAMES, cache, load_game
 from ludo_flow.errors import LudoFlowError
 
@@ -396,10 +397,11 @@ def cmd_bench(args):
 def build_parser():
     """Return the argparse parser of `ludo-flow`."""
     parser = argparse.ArgumentParser(prog="ludo-flow", description="Flow and Tolkuchka engines and agents")
+    parser.add_argument("--version", action="version", version=f"ludo-flow {ludo_flow.__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     p = sub.add_parser("perft", help="count the leaves of the decision tree")
     add_position_options(p)
-    p.add_argument("--depth", type=int, required=True)
+    p.add_argument("--depth", type=int, required=True, help="decisions to look ahead (a Flow wash choice is one)")
     p.add_argument("--divide", action="store_true", help="print each legal action with its count first")
     p.add_argument("--verbose", action="store_true", help="report the time on stderr")
     p.set_defaults(run=cmd_perft)
@@ -425,7 +427,8 @@ def build_parser():
                    "has K=1), random:plies=K (K random decisions), or a file of position strings "
                    "(one a line)")
     p.add_argument("--workers", type=int, help="worker processes (default: one per core; 0: this process)")
-    p.add_argument("--backend", choices=("local", "ray"), default="local")
+    p.add_argument("--backend", choices=("local", "ray"), default="local",
+                   help="local: worker processes on this machine (default); ray: Ray tasks (the ray extra)")
     p.add_argument("--address", help="with --backend ray: the cluster to join (default: start a local one)")
     p.add_argument("--seed", type=int, default=0, help="decides the schedule's openings and agent seeds")
     p.add_argument("--out", help="the JSON Lines records file (default: tournament-GAME-TIME.jsonl)")
@@ -442,7 +445,7 @@ def build_parser():
     p.add_argument("--game", dest="game_id", required=True, metavar="ID", help="the record's id")
     p.set_defaults(run=cmd_replay)
     p = sub.add_parser("ratings", help="crosstable and joint ratings of records files")
-    p.add_argument("files", nargs="+", metavar="FILE")
+    p.add_argument("files", nargs="+", metavar="FILE", help="records files (.jsonl or .jsonl.gz)")
     p.add_argument("--anchor", metavar="SPEC", help="this agent is rated 0 (default: the mean is 0)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")

@@ -229,7 +229,7 @@ class State:
     def returns(self):
         """Return [White's, Black's] result: +1 win, -1 loss, 0 draw (0, 0 while not over)."""
         r = float(self.kernels.returns(self._array))
-        return [r, -r]
+        return [r + 0.0, -r + 0.0]  # + 0.0: a draw is [0.0, 0.0], never -0.0
 
     def current_player(self):
         """Return the player to decide: 0 White, 1 Black."""

@@ -358,3 +358,24 @@ def test_mutated_records_files_succeed_or_are_refused_in_one_line_unchanged(tmp_
                 assert path.read_bytes() == before
 
     check()
+
+
+def test_returns_of_an_unfinished_or_drawn_game_hold_no_negative_zero():
+    import math
+
+    import ludo_flow
+    for name in ludo_flow.GAMES:
+        values = ludo_flow.load_game(name).new_initial_state().returns()
+        assert values == [0.0, 0.0] and all(math.copysign(1.0, v) == 1.0 for v in values)
+
+
+def test_the_command_line_says_its_version_and_every_option_has_help(capsys):
+    from agents.cli import build_parser
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--version"])
+    assert capsys.readouterr().out.startswith("ludo-flow ")
+    parser = build_parser()
+    for sub in parser._subparsers._group_actions[0].choices.values():
+        for action in sub._actions:
+            if action.dest != "help":
+                assert action.help, f"{sub.prog} {action.dest} has no help"
