@@ -4,9 +4,9 @@
     python experiments/strength_table.py --check    # exit 1 if docs/strength.md is not what it would write
 
 Reads, and plays nothing:
-- experiments/mcts_strength/records/GAME/vs_alphabeta_{0.1s,1s}.jsonl: the default MCTS against
+- experiments/mcts_strength/records/GAME/vs_alphabeta_{0.1s,1s}.jsonl.gz: the default MCTS against
   the default alpha-beta at equal time (score and pentanomial Elo, `agents.ratings.rate_records`);
-- experiments/budget_ladder/records/GAME/*.jsonl: the budget ladder, every agent of a game rated
+- experiments/budget_ladder/records/GAME/*.jsonl.gz: the budget ladder, every agent of a game rated
   in one Bradley-Terry fit (`rate_records`, anchored as the ladder's own results are);
 - experiments/strength/results.json: the 100-game matches against Random (no records kept).
 """
@@ -37,7 +37,7 @@ def equal_time(game, budget):
     from agents.records import load_records
     import ludo_flow
     from agents import make_agent
-    records = load_records(os.path.join(HERE, "mcts_strength", "records", game, f"vs_alphabeta_{budget}.jsonl"))
+    records = load_records(os.path.join(HERE, "mcts_strength", "records", game, f"vs_alphabeta_{budget}.jsonl.gz"))
     mcts, alphabeta = records[0]["settings"]["agents"]
     seconds = budget[:-1]
     names = (f"mcts:simulations=0,time={seconds}", f"alphabeta:depth=99,time={seconds}")
@@ -46,11 +46,11 @@ def equal_time(game, budget):
         if make_agent(played, loaded).spec() != make_agent(name, loaded).spec():
             raise SystemExit(f"{game} {budget}: the records play {played!r}, not the default {name!r}")
     # rate_records reports the first agent to appear as White: put an MCTS-as-White game first.
-    match = rate_records(sorted(records, key=lambda r: r["white"] != mcts))["match"]
-    losses, draws, wins = match["per_game"]["counts"]
+    match = rate_records(sorted(records, key=lambda r: r["white"] != mcts)).match
+    losses, draws, wins = match.per_game.counts
     return {"mcts": names[0], "alphabeta": names[1], "games": len(records), "wins": wins,
             "draws": draws, "losses": losses, "score": (wins + draws / 2) / len(records),
-            "elo": match["per_pair"]["elo"], "error": match["per_pair"]["error"],
+            "elo": match.per_pair.elo, "error": match.per_pair.error,
             "openings": records[0]["settings"]["openings"]}
 
 
@@ -58,9 +58,9 @@ def ladder(game):
     """Return ({agent: (elo, low, high of its 95 % interval)}, games) of one game's budget ladder."""
     from agents.ratings import rate_records
     from agents.records import load_records
-    paths = sorted(glob.glob(os.path.join(HERE, "budget_ladder", "records", game, "*.jsonl")))
+    paths = sorted(glob.glob(os.path.join(HERE, "budget_ladder", "records", game, "*.jsonl.gz")))
     result = rate_records(load_records(*paths), anchor=LADDER_ANCHOR)
-    return {r["agent"]: (r["elo"], r["low"], r["high"]) for r in result["ratings"]["ratings"]}, result["games"]
+    return {r.agent: (r.elo, r.low, r.high) for r in result.ratings.ratings}, result.games
 
 
 def _ladder_order(spec):

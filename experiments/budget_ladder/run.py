@@ -68,7 +68,7 @@ def play(args, game, previous):
     os.makedirs(folder, exist_ok=True)
     walls = {}
     for k, (hub, opponents) in enumerate(SCHEDULE):
-        out = os.path.join(folder, f"{k:02d}-{hub}.jsonl")
+        out = os.path.join(folder, f"{k:02d}-{hub}.jsonl.gz")
         games = args.time_games if hub == "abT" else args.games
         t = Tournament(game, [names[o] for o in opponents], gauntlet=names[hub], games=games,
                        openings=args.openings, seed=args.seed, out=out, workers=args.workers,
@@ -81,7 +81,7 @@ def load(game):
     """Return the records of one game (every file of records/GAME/)."""
     from agents.records import ReadReport, load_records
     records = []
-    for path in sorted(glob.glob(os.path.join(HERE, "records", game, "*.jsonl"))):
+    for path in sorted(glob.glob(os.path.join(HERE, "records", game, "*.jsonl.gz"))):
         report = ReadReport()
         records.extend(load_records(path, report=report))
         if report.cut:
@@ -320,7 +320,7 @@ def main(argv=None):
                           f"{platform.platform()}, {os.cpu_count()} CPUs (shared); code at commit "
                           f"{code_version()['commit']}.", ""]
     for game in GAMES:
-        if not glob.glob(os.path.join(HERE, "records", game, "*.jsonl")):
+        if not glob.glob(os.path.join(HERE, "records", game, "*.jsonl.gz")):
             continue
         res = analyse(game, args.time)
         results[game] = res

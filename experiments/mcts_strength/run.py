@@ -8,7 +8,7 @@
 
 Every match is a fixed-length `agents.tournament.Tournament` of two agents over paired openings
 (each opening played twice, colours swapped; `OPENINGS`: one random turn each in Flow, two
-random plies in Tolkuchka; seed 12), one records file per match, `records/GAME/NAME.jsonl`:
+random plies in Tolkuchka; seed 12), one records file per match, `records/GAME/NAME.jsonl.gz`:
 
 - `time`: the default `mcts` against the default `alphabeta`, both stopped by the clock, at
   0.1 s a move (`--time-games`) and at 1 s (`--slow-games`); alpha-beta iterates to depth 99.
@@ -73,7 +73,7 @@ IDEAS = [
 
 # The SPRTs (elo0=0, elo1=20, alpha=beta=0.05, the normalized model), played with
 # `ludo-flow tournament GAME --agents FIRST SECOND --sprt elo0=0,elo1=20,alpha=0.05,beta=0.05
-# --games 400 --openings random:plies=2 --workers 2 --out sprt/GAME/NAME.jsonl` by the commit
+# --games 400 --openings random:plies=2 --workers 2 --out sprt/GAME/NAME.jsonl.gz` by the commit
 # named per game. The names are as played: at 64b646e `mcts` meant eval=hand, minimax=0.3,
 # c=1.0; at 385f695 and ab672a8, eval=texel, minimax=0.8, c=0.3, expand=0.
 SPRT_TEST = {"elo0": 0.0, "elo1": 20.0, "alpha": 0.05, "beta": 0.05, "model": "normalized"}
@@ -105,7 +105,7 @@ def matches(game, simulations):
 
 def records_path(game, name):
     """Return the records file of one match."""
-    return os.path.join(HERE, "records", game, f"{name}.jsonl")
+    return os.path.join(HERE, "records", game, f"{name}.jsonl.gz")
 
 
 def load(path):
@@ -194,7 +194,7 @@ def sprt_rows():
     rows = []
     for game in GAMES:
         for name, what, first, second, commits in SPRTS:
-            path = os.path.join(HERE, "sprt", game, f"{name}.jsonl")
+            path = os.path.join(HERE, "sprt", game, f"{name}.jsonl.gz")
             if not os.path.exists(path):
                 continue
             row = {"game": game, "match": name, "what": what, "first": first, "second": second,

@@ -5,7 +5,7 @@
 The tree has no transposition table: two move orders that reach the same position (in Flow,
 the two steps of a turn taken in either order; in Tolkuchka, two independent moves of a side)
 make two nodes that are searched apart. For the positions of the first `--games` games of
-the equal-time 0.1 s records, `records/GAME/vs_alphabeta_0.1s.jsonl` (every `--every`-th ply
+the equal-time 0.1 s records, `records/GAME/vs_alphabeta_0.1s.jsonl.gz` (every `--every`-th ply
 from the fifth), the default `mcts` searches
 `--time` seconds; then the stored states of its expanded nodes (the pool, one row per expanded
 node) are compared whole, and the share of rows equal to an earlier row is a node's work that
@@ -34,7 +34,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 def duplicate_shares(game_name, seconds, games, every):
     """Return the share of duplicate expanded states in each searched position."""
-    path = os.path.join(HERE, "records", game_name, "vs_alphabeta_0.1s.jsonl")
+    path = os.path.join(HERE, "records", game_name, "vs_alphabeta_0.1s.jsonl.gz")
     with open(path) as fh:
         records = [json.loads(line) for line in fh][:games]
     game = ludo_flow.load_game(game_name)

@@ -301,7 +301,7 @@ def sprt(game_name, seed, workers, search, max_games=SPRT_MAX_GAMES):
     from agents.tournament import Tournament
     tuned, hand = (f"{SPRT_SPECS[search]},eval={e}" for e in ("texel", "hand"))
     name = "sprt" if search == "alphabeta" else f"sprt-{search}"
-    out = os.path.join(HERE, "records", f"{name}-{game_name}.jsonl")
+    out = os.path.join(HERE, "records", f"{name}-{game_name}.jsonl.gz")
     began = time.time()
     t = Tournament(game_name, [tuned, hand], games=max_games, openings=SPRT_OPENINGS, seed=seed,
                    out=out, sprt=SPRT, workers=workers, resume=True, progress=False)
@@ -317,7 +317,7 @@ def vs_random(game_name, seed, workers, games=100):
     out = {}
     for e in ("hand", "texel"):
         spec = f"alphabeta:depth=3,eval={e}"
-        path = os.path.join(HERE, "records", f"random-{game_name}-{e}.jsonl")
+        path = os.path.join(HERE, "records", f"random-{game_name}-{e}.jsonl.gz")
         t = Tournament(game_name, ["random"], gauntlet=spec, games=games, openings="random:plies=2",
                        seed=seed, out=path, workers=workers, resume=True, progress=False)
         out[e] = match_figures(t.run().records, spec)

@@ -28,7 +28,7 @@ MATCHUPS = {"random": ["random", "random:seed=1"],
 
 
 def records_path(game, variant, matchup):
-    return os.path.join(HERE, "records", f"{game}-{variant}-{matchup}.jsonl")
+    return os.path.join(HERE, "records", f"{game}-{variant}-{matchup}.jsonl.gz")
 
 
 def play(args, previous):
