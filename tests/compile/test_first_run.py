@@ -19,7 +19,7 @@ import pytest
 from agents import warmup
 from ludo_flow import compiling
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def ludo_flow_command(root, base, *args):

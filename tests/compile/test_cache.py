@@ -27,7 +27,7 @@ import pytest
 from agents import warmup
 from ludo_flow import cache, compiling
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
 import json, sys

@@ -17,7 +17,7 @@ from ludo_flow.tolkuchka import kernels as TK
 
 from walks import random_walk
 
-RESULTS = os.path.join(os.path.dirname(__file__), "..", "experiments", "texel", "results.json")
+RESULTS = os.path.join(os.path.dirname(__file__), "..", "..", "experiments", "texel", "results.json")
 
 
 def _squares(board):

@@ -14,7 +14,7 @@ from nbclient import NotebookClient
 
 import ludo_flow  # noqa: F401  (sets NUMBA_CACHE_DIR to the keyed folder the kernel inherits)
 
-NOTEBOOKS = Path(__file__).resolve().parent.parent / "experiments" / "notebooks"
+NOTEBOOKS = Path(__file__).resolve().parents[2] / "experiments" / "notebooks"
 KERNEL = "ludo-flow-test"
 
 

@@ -16,7 +16,7 @@ import pytest
 from agents.cli import main
 from agents.records import ReadReport, load_records, record_line
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 FAST = ["random", "random:seed=1"]
 
 
