@@ -39,8 +39,8 @@ ROWS = (  # (row key after "GAME.", label)
     ("openspiel_cpp_mcts", "OpenSpiel C++ MCTSBot via the adapter, simulations/s"),
     ("openspiel_python_mcts", "OpenSpiel Python MCTSBot via the adapter, simulations/s"),
     ("openspiel_adapter_playouts", "random playouts via the adapter from Python, plies/s"),
-    ("compile.perft", "first run, engine and perft: compile CPU s (fresh cache)"),
-    ("compile.tournament", "first run, everything a tournament needs: compile CPU s"),
+    ("compile.perft", "first run, engine and perft: compile CPU s (wall s), fresh cache"),
+    ("compile.tournament", "first run, everything a tournament needs: compile CPU s (wall s)"),
     ("cached_start", "cached start of `ludo-flow warmup GAME`, wall s"),
     ("cached.perft", "second run, engine and perft loaded from the cache: whole process, wall s"),
     ("cached.tournament", "second run, everything a tournament needs, from the cache: whole process, wall s"),
@@ -48,9 +48,12 @@ ROWS = (  # (row key after "GAME.", label)
 
 
 def cell(row, times=""):
-    """Return `median (min–max)` of a row, or a dash if it was not measured."""
+    """Return `median (min–max)` of a row (a first run's wall seconds too), or a dash if it was
+    not measured."""
     if row is None:
         return "–"
+    if row.get("wall_s") is not None:
+        return f"{figure(row['median'])}{times} (wall {figure(row['wall_s'])})"
     if row["min"] == row["max"]:
         return f"{figure(row['median'])}{times}"
     return f"{figure(row['median'])}{times} ({figure(row['min'])}–{figure(row['max'])})"
