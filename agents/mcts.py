@@ -80,8 +80,8 @@ _TABLE = 8192  # visit counts below this use the precomputed 1/n and 1/sqrt(n)
 POLICIES = ("informed", "uct")
 # The exploration constant's defaults. The informed search's values are evaluations, which
 # differ among siblings by about 0.05, so it explores less: c=0.3 with minimax=0.8 beat c=1.0
-# with minimax=0.3 in an SPRT at 0.1 s a move in both games (experiments/mcts_strength, round
-# 4). Plain UCT keeps the textbook-scale constant it has always had.
+# with minimax=0.3 in an SPRT at 0.1 s a move in both games (experiments/mcts_strength).
+# Plain UCT keeps the textbook-scale constant it has always had.
 INFORMED_C, UCT_C = 0.3, 1.0
 # The `priors` argument of `run`: no priors; priors, a leaf scored at its first visit and
 # expanded at its second; priors, a leaf expanded at its first visit (setting expand=1).

@@ -3,7 +3,7 @@
     python benchmarks/bench_agents.py [--repeats 5] [--out benchmarks/results/agents.json]
 
 MCTS runs from each game's start as plain UCT (`policy=uct`: uniform random playouts to the end,
-the series the README's table has followed since before the informed default); the
+which the informed settings do not touch, so its figures compare across versions); the
 rate counts simulations of one `select_action` call. Alpha-beta runs with the evaluation on
 and a node budget (depth unlimited), so the rate counts nodes: states whose actions were
 generated or which were evaluated. A second alpha-beta figure searches a fixed suite of 16

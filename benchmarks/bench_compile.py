@@ -16,7 +16,7 @@ first run compiles independent parts in helper processes (`agents.warmup.compile
 count the helpers too, and the per-function breakdown is of the main process only (run with
 `--jobs 1` for the whole breakdown). Then
 the command lines `ludo-flow perft GAME --depth 1` (which compiles the move generator alone:
-it counts the legal actions) and the issue's
+it counts the legal actions) and
 `ludo-flow play flow --white mcts:simulations=500 --black alphabeta:depth=3` are timed as a
 user runs them, wall clock of the whole process, first run and second run (`--no-cli` skips them).
 

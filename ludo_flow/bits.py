@@ -19,8 +19,8 @@ def _ctpop(typingctx, x):
 # popcount, lsb, msb and bit are plain calls, not `inline="always"`: numba inlines by copying
 # a callee's IR into each caller and typing it again there, at hundreds of call sites, while
 # LLVM inlines these one-instruction functions into their callers anyway. Compiled once each,
-# they compile faster at unchanged speed (paired runs of benchmarks/bench_versions.py; the
-# figures are in docs/benchmarks.md, "Compile time").
+# they compile faster at unchanged speed (paired runs of benchmarks/bench_versions.py;
+# docs/benchmarks.md, "Compile time").
 @njit(cache=True)
 def popcount(x):
     """Return the number of set bits of a uint64 board."""

@@ -14,9 +14,9 @@ branch per registered game and raises ValueError for any other id: an unknown id
 never a fall-through into the last game's kernels on a foreign array. numba allows the raise
 (with a constant message). It stays in the per-node functions that alpha-beta inlines too,
 rather than checking the id once at a search's entry: the id is the same at every node, so the
-extra compare is a branch always predicted, and paired runs of the searches before and after
-(the figures are in the commit that added the raise) found alpha-beta's nodes/s, MCTS's
-simulations/s and the compile time unchanged within noise; a check in every function also
+extra compare is a branch always predicted, and paired runs of the searches with and without
+the raise found alpha-beta's nodes/s, MCTS's simulations/s and the compile time unchanged
+within noise; a check in every function also
 guards the callers from Python, tests and benchmarks, not only the searches.
 
 The functions taking a game id are `game_jit` (`ludo_flow.specialize`): a search entered

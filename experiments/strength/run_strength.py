@@ -3,7 +3,7 @@
     python experiments/strength/run_strength.py [--games 100] [--workers 2]
 
 Writes results.json (every match: agent, game, wins/draws/losses, score, seeds, settings,
-machine) and results.md (a table) beside this script. The targets of issue 4: MCTS with
+machine) and results.md (a table) beside this script. The targets set for them: MCTS with
 1,000 simulations and alpha-beta depth 3 win >= 95% of Flow games and score >= 90% in
 Tolkuchka (a draw counts half).
 """
