@@ -321,6 +321,7 @@ def test_a_move_over_the_limit_forfeits_the_game(tmp_path):
         assert r["result"] == ("0-1" if r["forfeit"]["side"] == "white" else "1-0")
 
 
+@pytest.mark.slow
 def test_a_search_that_never_returns_is_stopped_and_forfeited(tmp_path):
     # Alpha-beta at depth 40 would not return for hours, and jitted code cannot be interrupted:
     # the runner kills its worker, records the forfeit, and goes on with a new worker.
@@ -402,6 +403,7 @@ def _wait_for_lines(path, n, proc, timeout=300):
     raise AssertionError(f"{path} did not reach {n} lines")
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 def test_kill_the_runner_and_a_worker_then_resume_loses_and_duplicates_nothing(tmp_path):
     out = tmp_path / "k.jsonl"
@@ -438,6 +440,7 @@ def test_kill_the_runner_and_a_worker_then_resume_loses_and_duplicates_nothing(t
     assert "48 of 48 games recorded" in done.stdout
 
 
+@pytest.mark.slow
 def test_ctrl_c_keeps_finished_games_and_says_how_to_resume(tmp_path):
     out = tmp_path / "i.jsonl"
     args = ["tournament", "flow", "--agents", "random", "mcts:simulations=300", "--games", "40",
@@ -501,6 +504,7 @@ def test_cli_ratings_anchor_plots_and_merged_files(tmp_path, capsys):
     assert (tmp_path / "plots" / "scores.png").stat().st_size > 0
 
 
+@pytest.mark.slow
 def test_the_default_tournament_runs_with_no_arguments(tmp_path, capsys, monkeypatch):
     import agents.tournament as tournament
     from agents.cli import main
@@ -516,6 +520,7 @@ def test_the_default_tournament_runs_with_no_arguments(tmp_path, capsys, monkeyp
 
 
 # ---- Ray ----------------------------------------------------------------------------------
+@pytest.mark.slow
 def test_ray_backend_plays_a_small_tournament_on_a_local_instance(tmp_path):
     ray = pytest.importorskip("ray")
     ray.init(num_cpus=2, _node_ip_address="127.0.0.1", include_dashboard=False, log_to_driver=False)

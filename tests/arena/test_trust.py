@@ -65,6 +65,7 @@ def test_resume_cuts_only_a_cut_last_line_after_checking_the_whole_file(tmp_path
     assert sorted(r["id"] for r in records) == sorted({r["id"] for r in records}) and len(records) == 6
 
 
+@pytest.mark.slow
 def test_a_second_runner_on_the_same_file_refuses_at_once_naming_the_first(tmp_path):
     out = tmp_path / "locked.jsonl"
     first = subprocess.Popen([sys.executable, "-m", "agents.cli", "tournament", "flow", "--agents",
@@ -139,6 +140,7 @@ def _gone(pids, seconds=20):
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
 def test_sigterm_stops_like_ctrl_c_and_workers_die_with_their_runner(tmp_path, how):
     out = tmp_path / "t.jsonl"
@@ -183,6 +185,7 @@ def test_a_bad_output_path_is_refused_before_the_warm_up(tmp_path):
     assert not (tmp_path / "no").exists()
 
 
+@pytest.mark.slow
 def test_a_full_disk_stops_the_run_with_one_line_and_a_resume_recovers_every_game(tmp_path):
     out = tmp_path / "full.jsonl"
     args = ["tournament", "flow", "--variant", "fountain", "--agents", *FAST, "--games", "40", "--workers", "0",
@@ -244,6 +247,7 @@ def test_bestmove_refuses_a_huge_budget_in_one_line():
                                                      "alphabeta:nodes=18446744073709551616", timeout=60))
 
 
+@pytest.mark.slow
 def test_a_script_without_a_main_guard_stops_with_the_cause(tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text("from agents.tournament import Tournament\n"

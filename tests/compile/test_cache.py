@@ -40,6 +40,8 @@ from ludo_flow import cache, dispatch
 from ludo_flow.flow import kernels as flow_kernels
 from ludo_flow.specialize import for_game
 
+pytestmark = pytest.mark.slow  # compiles or starts processes: outside the fast lane
+
 full = sys.argv[1] == "full"
 score = None
 for name in ("flow", "tolkuchka") if full else ("flow",):
