@@ -208,7 +208,12 @@ class Tournament:
         return {"game": self.game.name, "variant": self.game.variant, "params": dict(self.game.params),
                 "start": self.start, "agents": list(c.agents), "gauntlet": c.gauntlet,
                 "games": c.games, "openings": self._openings_id, "seed": c.seed,
-                "move_limit": c.move_limit}
+                "move_limit": c.move_limit, **self._adjudication_settings()}
+
+    def _adjudication_settings(self):
+        """Return {"adjudicate": rules} when adjudicating, else {} (files written without
+        adjudication keep their settings, so they still resume)."""
+        return {"adjudicate": self.config.adjudicate} if self.config.adjudicate else {}
 
     def pairings(self):
         """Return the pairings as (first spec, second spec)."""
