@@ -186,6 +186,30 @@ def reachable_error(spec):
     return None
 
 
+def import_roots(specs):
+    """Return the folders from which this process imports the modules of the `py:` specs among
+    `specs` (what a Ray worker on this machine must have on its sys.path)."""
+    import importlib.util
+    import os
+    roots = []
+    for spec in specs:
+        if spec.strip().partition(":")[0].strip().lower() != KIND:
+            continue
+        module = split_spec(spec)[0]
+        try:
+            found = importlib.util.find_spec(module)
+        except (ImportError, ValueError):
+            continue
+        if found is None or not found.origin or not os.path.isfile(found.origin):
+            continue
+        root = os.path.dirname(os.path.abspath(found.origin))
+        for _ in range(module.count(".") + (os.path.basename(found.origin) == "__init__.py")):
+            root = os.path.dirname(root)
+        if root not in roots:
+            roots.append(root)
+    return roots
+
+
 def describe():
     """Return the lines of `ludo-flow agents` about py specs."""
     return [f"{KIND}: your own agent, a class or factory importable as MODULE.NAME: "
