@@ -14,6 +14,9 @@ from .adjudication import Adjudicator
 from .records import MAX_SCORE, PV_MOVES, SEARCH_COLUMNS
 
 
+_KEYS = frozenset(SEARCH_COLUMNS)
+
+
 def _count(value):
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= value < 1 << 63
 
@@ -76,15 +79,18 @@ class MoveLog:
 
     def add(self, state, agent):
         """Note the move the agent (whose side is to move in `state`) has just chosen."""
-        entry = search_entry(state, getattr(agent, "last_stats", None))
-        for name in SEARCH_COLUMNS:
-            value = entry.get(name)
-            column = self.columns.get(name)
-            if column is None:
-                if value is None:
-                    continue
-                column = self.columns[name] = [None] * self.plies
-            column.append(value)
+        stats = getattr(agent, "last_stats", None)
+        reported = isinstance(stats, dict) and not _KEYS.isdisjoint(stats)
+        entry = search_entry(state, stats) if reported else {}
+        if entry or self.columns:  # agents that report nothing cost only this test
+            for name in SEARCH_COLUMNS:
+                value = entry.get(name)
+                column = self.columns.get(name)
+                if column is None:
+                    if value is None:
+                        continue
+                    column = self.columns[name] = [None] * self.plies
+                column.append(value)
         self.plies += 1
         if self.judge is not None:
             self.verdict = self.judge.add(state.current_player(), entry.get("score"), self.plies)
