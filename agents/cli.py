@@ -453,7 +453,8 @@ def build_parser():
     p = sub.add_parser("tournament", help="play a round robin or gauntlet; rate the agents")
     add_position_options(p)
     p.add_argument("--agents", nargs="+", metavar="SPEC",
-                   help="agent specs (with no agents: the embedded default tournament)")
+                   help="agent specs (with no agents: the embedded default tournament); your own "
+                   "agent: py:MODULE:NAME[,key=value] (docs/write-your-own-agent.md)")
     p.add_argument("--gauntlet", metavar="SPEC", help="this agent plays each of --agents")
     p.add_argument("--games", type=int, help="games per pairing, even: N/2 openings, colours swapped")
     p.add_argument("--openings", help="random:turns=K (K random turns each; the embedded default "

@@ -155,7 +155,9 @@ class Tournament:
     `Tournament(config)` with a `TournamentConfig`, or `Tournament(game, agents, **settings)`
     with the config's fields as keyword arguments (`games`, `openings`, `seed`, `out`,
     `gauntlet`, `variant`, `params`, `position`, `move_limit`, `sprt`, `workers`, `backend`,
-    `address`, `resume`, `progress`; see TournamentConfig). Every setting is checked here."""
+    `address`, `resume`, `progress`, `adjudicate`; see TournamentConfig). An agent is a spec
+    string, or your own agent's class or factory (written as its `py:` spec). Every setting is
+    checked here."""
 
     def __init__(self, config=None, agents=None, **settings):
         if isinstance(config, TournamentConfig):

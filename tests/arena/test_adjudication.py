@@ -64,7 +64,7 @@ def test_rules_that_read_scores_need_agents_that_report_them(tmp_path):
 def test_adjudicated_games_are_recorded_rated_and_predicted_from_full_games(tmp_path):
     rules = ["resign=0.3,moves=2", "max-plies=16"]
     common = dict(games=4, openings="random:plies=2", seed=3, workers=0, progress=False)
-    full = Tournament("flow", PLAYERS, out=tmp_path / "full.jsonl", **common).run()
+    Tournament("flow", PLAYERS, out=tmp_path / "full.jsonl", **common).run()
     cut = Tournament("flow", PLAYERS, out=tmp_path / "cut.jsonl", adjudicate=rules, **common).run()
     assert cut.finished == 4 and cut.ratings.crosstable  # adjudicated results are rated
     by_id = {r["id"]: r for r in load_records(tmp_path / "full.jsonl")}
