@@ -219,7 +219,7 @@ def cmd_tournament(args):
                               seed=args.seed, out=out, gauntlet=args.gauntlet, variant=state.game.variant,
                               params=state.game.params, position=start, **limit, sprt=args.sprt,
                               workers=args.workers, backend=args.backend, address=args.address,
-                              resume=args.resume, progress=not args.quiet)
+                              resume=args.resume, progress=not args.quiet, adjudicate=args.adjudicate)
     RecordsOutput(out).check(args.resume)  # before the warm-up: a bad --out costs no wait
     specs = agents + ([args.gauntlet] if args.gauntlet else [])
     warmup.warm(game, specs=specs, start=start)  # with its notice: the openings need the engine
@@ -272,7 +272,7 @@ def _plots(rated, folder):
 
 def cmd_replay(args):
     """Print a recorded game move by move, with the board after each move."""
-    from .records import ReadReport, find_record, iter_records, printable, replay_states
+    from .records import ReadReport, find_record, iter_records, move_search, printable, replay_states
     report = ReadReport()
     record = find_record(iter_records(args.file, report, seen={}), args.game_id)
     if report.describe():
@@ -284,17 +284,50 @@ def cmd_replay(args):
     if record.get("opening"):
         print(printable(f"# opening: {' '.join(record['opening'])}"))
     mover = None
+    searches = move_search(record)
     for ply, word, state in replay_states(record):
         if word is not None:
-            print(printable(f"{ply}. {'White' if mover == 0 else 'Black'} {word}"))
+            print(printable(f"{ply}. {'White' if mover == 0 else 'Black'} {word}"
+                            f"{search_comment(searches[ply - 1])}"))
         print(state)
         print()
         mover = state.current_player()
     if record.get("forfeit"):
         print(printable(f"# forfeit by {record['forfeit']['side']}: {record['forfeit']['reason']}"))
+    if record.get("adjudication"):
+        print(printable(f"# {adjudication_line(record['adjudication'])}"))
     if record.get("termination"):
         print(printable(f"# {record['termination']}"))
     print(record["result"])
+
+
+def search_comment(entry):
+    """Return a move's search as replay shows it beside the move, as cutechess's PGN comments:
+    `  {+0.81/6 12034n 0.052s pv b2-b4 c7-c5}` ('' if its agent reported nothing)."""
+    if not entry:
+        return ""
+    parts = []
+    if "score" in entry:
+        parts.append(f"{entry['score']:+.3f}" + (f"/{entry['depth']}" if "depth" in entry else ""))
+    elif "depth" in entry:
+        parts.append(f"depth {entry['depth']}")
+    if "nodes" in entry:
+        parts.append(f"{entry['nodes']}n")
+    if "simulations" in entry:
+        parts.append(f"{entry['simulations']}sim")
+    if "time" in entry:
+        parts.append(f"{entry['time']:.3f}s")
+    if "pv" in entry:
+        parts.append("pv " + " ".join(entry["pv"]))
+    return "  {" + " ".join(parts) + "}"
+
+
+def adjudication_line(adjudication):
+    """Return the replay's line about an adjudicated game: the rule, the ply, the scores."""
+    scores = "; ".join(f"{side} {' '.join(f'{x:+.3f}' for x in values)}"
+                       for side, values in adjudication.get("scores", {}).items() if values)
+    return (f"adjudicated by the {adjudication['rule'].replace('_', '-')} rule at ply "
+            f"{adjudication['ply']}" + (f" (scores: {scores})" if scores else ""))
 
 
 def cmd_ratings(args):
@@ -420,7 +453,8 @@ def build_parser():
     p = sub.add_parser("tournament", help="play a round robin or gauntlet; rate the agents")
     add_position_options(p)
     p.add_argument("--agents", nargs="+", metavar="SPEC",
-                   help="agent specs (with no agents: the embedded default tournament)")
+                   help="agent specs (with no agents: the embedded default tournament); your own "
+                   "agent: py:MODULE:NAME[,key=value] (docs/write-your-own-agent.md)")
     p.add_argument("--gauntlet", metavar="SPEC", help="this agent plays each of --agents")
     p.add_argument("--games", type=int, help="games per pairing, even: N/2 openings, colours swapped")
     p.add_argument("--openings", help="random:turns=K (K random turns each; the embedded default "
@@ -437,6 +471,11 @@ def build_parser():
                    help="two agents: stop once the SPRT decides (model=normalized|logistic)")
     p.add_argument("--move-limit", type=float, metavar="SECONDS",
                    help="a move slower than this forfeits the game (default 120)")
+    p.add_argument("--adjudicate", nargs="+", metavar="RULE",
+                   help="end decided games early from the agents' reported scores (as fastchess): "
+                   "resign=SCORE,moves=N[,twosided] (a side scoring <= -SCORE on N of its moves in a "
+                   "row loses; twosided: the opponent agrees), draw=SCORE,moves=N[,after=PLY] (both "
+                   "within +-SCORE on N moves each), max-plies=N (a draw after N plies)")
     p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_tournament)

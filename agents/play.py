@@ -9,7 +9,7 @@ _WINNER_RESULT = ("1-0", "0-1")
 
 
 def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_limit=None,
-              on_think=None):
+              on_think=None, log=None):
     """Play from `state` (changed in place) to the end; return the game's record fields.
 
     The dict holds `moves` in notation, `result` ('1-0', '0-1', '1/2-1/2'), `termination`
@@ -22,7 +22,11 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
     With `forfeit=False` an agent that returns an illegal action raises AgentError and an
     agent's exception propagates. With `forfeit=True` the game is lost by an agent that
     raises, returns an illegal action or thinks longer than `move_limit` seconds, and the
-    reason is recorded instead."""
+    reason is recorded instead.
+
+    With `log` (an `agents.movelog.MoveLog`) the record also holds each move's search
+    (`search`), and the log's adjudication may end the game early (result, termination
+    `adjudicated_win` / `adjudicated_draw`, `adjudication`)."""
     players = (white, black)
     if seed is not None:
         white.reset(seed)
@@ -59,15 +63,23 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
             break
         if on_move is not None:
             on_move(state, action, agent)
+        if log is not None:
+            log.add(state, agent)
         moves.append(state.action_to_string(action))
         state.apply(action)
+        if log is not None and log.decided(state) is not None:
+            break
     record = {"moves": moves, "plies": len(moves),
               "time_white": round(thinking[0], 6), "time_black": round(thinking[1], 6)}
     if lost_by is not None:
         record.update(forfeit_fields(*lost_by))
+    elif log is not None and log.verdict is not None:
+        record.update(result=log.verdict["result"], termination=log.verdict["termination"], forfeit=None)
     else:
         outcome = state.outcome()
         record.update(result=outcome.result, termination=outcome.termination.value, forfeit=None)
+    if log is not None:
+        record.update(log.fields())
     return record
 
 

@@ -388,7 +388,10 @@ def warm_up(game, start, specs):
     from .registry import AGENTS, make_agent, parse_spec
     cheap = {"depth": 1, "nodes": 0, "simulations": 4, "time": 0.0}
     for spec in specs:
-        settings = AGENTS[parse_spec(spec)[0]].settings
+        kind = AGENTS.get(parse_spec(spec)[0])
+        if kind is None:  # your own agent (a py: spec): it has no cheap settings to warm with
+            continue
+        settings = kind.settings
         agent = make_agent(spec, **{k: v for k, v in cheap.items() if k in settings})
         state = game.from_string(start)
         try:

@@ -5,12 +5,15 @@ Every setting is checked here, before any game, file or process: a bad one raise
 default tournament's (`ludo-flow tournament GAME` with no agents).
 """
 import dataclasses
+import functools
 import math
 import os
 
 from ludo_flow.errors import LudoFlowError
 
-from ..registry import make_agent, parse_spec
+from .. import own
+from ..adjudication import needs_scores, parse_adjudication
+from ..registry import AGENTS, make_agent, parse_spec
 
 DEFAULT_MOVE_LIMIT = 120.0
 # The embedded default: `ludo-flow tournament GAME` with no agents.
@@ -73,6 +76,30 @@ def parse_sprt(text):
     return out
 
 
+def _as_spec(agent):
+    """Return an agent's spec string: a string as given, an agent class or factory (or a
+    functools.partial of one) as its `py:` spec, an agent object by its `spec()`."""
+    if isinstance(agent, str):
+        return agent
+    if not isinstance(agent, (type, functools.partial)) and callable(getattr(agent, "select_action", None)):
+        if AGENTS.get(getattr(agent, "agent_name", None)) is type(agent):
+            return agent.spec()  # one of ours: its spec rebuilds it
+        raise TournamentError(f"an agent object ({type(agent).__name__}) cannot be sent to the worker "
+                              f"processes: pass its class, or functools.partial(Class, key=value), "
+                              f"and each process builds its own")
+    try:
+        return own.spec_of(agent)
+    except ValueError as err:
+        raise TournamentError(str(err)) from None
+
+
+def _reports_scores(spec):
+    """Return whether the agent of `spec` may report a score (its class lists `score` in its
+    STATS_KEYS; an agent of your own that lists none is given the benefit of the doubt)."""
+    keys = getattr(make_agent(spec), "STATS_KEYS", None)
+    return keys is None or "score" in keys
+
+
 def _whole(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -82,7 +109,8 @@ class TournamentConfig:
     """Everything that decides a tournament and how it runs.
 
     game        a registered game name ("flow", "tolkuchka")
-    agents      agent spec strings (a round robin), or the opponents of `gauntlet`
+    agents      agent spec strings (a round robin), or the opponents of `gauntlet`; an agent
+                class or factory (or a functools.partial of one) becomes its `py:` spec
     games       games per pairing, even: games/2 openings, each played twice, colours swapped
     openings    None (every game from the start), "random:plies=K", "random:turns=K", or the
                 path of a file of position strings (one a line)
@@ -99,6 +127,9 @@ class TournamentConfig:
     address     the Ray cluster to join (None: start a local one)
     resume      continue `out`: its finished games are kept and not played again
     progress    show a progress bar on stderr
+    adjudicate  None, or adjudication rules: words such as ("resign=0.9,moves=4",
+                "draw=0.05,moves=8,after=40", "max-plies=300") or the dict
+                `agents.adjudication.parse_adjudication` returns
     """
 
     game: str
@@ -118,6 +149,7 @@ class TournamentConfig:
     address: str | None = None
     resume: bool = False
     progress: bool = True
+    adjudicate: object = None
 
     def __post_init__(self):
         set_ = object.__setattr__  # frozen: normalise once, here
@@ -125,6 +157,9 @@ class TournamentConfig:
             raise TournamentError(f"game is a name such as 'flow', got {self.game!r}")
         if isinstance(self.agents, str) or not isinstance(self.agents, (list, tuple)) or not self.agents:
             raise TournamentError("agents is a list of spec strings, e.g. ['random', 'mcts:simulations=300']")
+        set_(self, "agents", tuple(_as_spec(a) for a in self.agents))
+        if self.gauntlet is not None:
+            set_(self, "gauntlet", _as_spec(self.gauntlet))
         for spec in list(self.agents) + ([self.gauntlet] if self.gauntlet is not None else []):
             if not isinstance(spec, str) or not spec.strip():
                 raise TournamentError(f"an agent spec is a non-empty string such as 'mcts:simulations=300', "
@@ -164,6 +199,8 @@ class TournamentConfig:
             if not isinstance(getattr(self, flag), bool):
                 raise TournamentError(f"{flag} is True or False, got {getattr(self, flag)!r}")
         self._check_agents()
+        self._check_reachable()
+        self._check_adjudication()
         set_(self, "sprt", parse_sprt(self.sprt) if self.sprt is not None else None)
         if self.sprt is not None and len(self.pairings()) != 1:
             raise TournamentError("--sprt tests one match: give exactly two agents "
@@ -183,13 +220,40 @@ class TournamentConfig:
                 raise TournamentError(str(err)) from None
             if name == "human":
                 raise TournamentError("a tournament cannot wait for a person: 'human' is not allowed")
-            key = agent.spec()
+            key = own.canonical(spec) if name == own.KIND else agent.spec()
             if key in canonical:
                 raise TournamentError(f"agents {canonical[key]!r} and {spec!r} are the same agent; "
                                       f"list each agent once")
             canonical[key] = spec
         if self.gauntlet is None and len(self.agents) < 2:
             raise TournamentError("a round robin needs at least two agents")
+
+    def _check_reachable(self):
+        """Refuse a `py:` agent other processes cannot import when games are played in them."""
+        if self.backend != "ray" and self.workers == 0:
+            return
+        for spec in self.agents + ((self.gauntlet,) if self.gauntlet is not None else ()):
+            if parse_spec(spec)[0] == own.KIND:
+                why = own.reachable_error(spec)
+                if why is not None:
+                    raise TournamentError(why)
+
+    def _check_adjudication(self):
+        """Parse `adjudicate` into its rules; refuse rules that need scores an agent never reports."""
+        if self.adjudicate is None:
+            return
+        try:
+            rules = parse_adjudication(self.adjudicate)
+        except ValueError as err:
+            raise TournamentError(str(err)) from None
+        object.__setattr__(self, "adjudicate", rules)
+        need = needs_scores(rules)
+        for pairing in self.pairings():
+            silent = [s for s in pairing if not _reports_scores(s)]
+            if need and len(silent) > 2 - need:
+                rule = "draw or two-sided resign" if need == 2 else "resign"
+                raise TournamentError(f"--adjudicate {rule} reads the agents' scores, and {silent[0]} "
+                                      f"reports none (`ludo-flow agents` lists what each reports)")
 
     def pairings(self):
         """Return the pairings as (first spec, second spec): all pairs of a round robin, or the

@@ -6,6 +6,7 @@ loads their code before their clocks run, plays the game and returns the record'
 """
 import ludo_flow
 
+from ..movelog import MoveLog
 from ..play import forfeit_fields, play_game
 from ..registry import make_agent
 from ..warmup import warm_up
@@ -48,7 +49,8 @@ def play_slot(game_spec, slot, move_limit, on_think=None):
     white, black = _agent(slot["white"]), _agent(slot["black"])
     white.reset(slot["seed_white"])
     black.reset(slot["seed_black"])
-    fields = play_game(state, white, black, forfeit=True, move_limit=move_limit, on_think=on_think)
+    fields = play_game(state, white, black, forfeit=True, move_limit=move_limit, on_think=on_think,
+                       log=MoveLog(slot.get("adjudicate")))
     fields["sources"] = ludo_flow.cache.sources_id()  # the code of the process that played
     return fields
 

@@ -4,6 +4,7 @@
 pending slots as Ray tasks (retried by Ray if a node is lost) and hands each result to the
 runner, which writes each slot id once however often Ray played it.
 """
+from ..own import import_roots
 from .config import TournamentError
 from .games import play_slot
 from .workers import MAX_WORKER_DEATHS
@@ -14,8 +15,9 @@ def _ray_play(game_spec, slot, move_limit):
     return slot["id"], play_slot(game_spec, slot, move_limit)
 
 
-def start_ray(address=None, num_cpus=None):
-    """Connect to Ray: join the cluster at `address`, or start a local one bound to 127.0.0.1.
+def start_ray(address=None, num_cpus=None, paths=()):
+    """Connect to Ray: join the cluster at `address`, or start a local one bound to 127.0.0.1;
+    `paths` (folders of your own agents' modules) go on the Ray workers' PYTHONPATH.
 
     Returns True if this call started Ray (the caller then shuts it down)."""
     try:
@@ -24,11 +26,16 @@ def start_ray(address=None, num_cpus=None):
         raise TournamentError("the Ray backend needs the 'ray' extra: pip install 'ludo_flow[ray]'") from None
     if ray.is_initialized():
         return False
+    env = {}
+    if paths:  # a worker does not inherit this process's sys.path: your agents' folders
+        import os
+        env = {"runtime_env": {"env_vars": {"PYTHONPATH": os.pathsep.join(
+            list(paths) + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])}}}
     if address is not None:
-        ray.init(address=address, log_to_driver=False)
+        ray.init(address=address, log_to_driver=False, **env)
     else:
         ray.init(num_cpus=num_cpus, _node_ip_address="127.0.0.1", include_dashboard=False,
-                 log_to_driver=False)
+                 log_to_driver=False, **env)
     return True
 
 
@@ -36,7 +43,8 @@ def run_ray(run, pending, write):
     """Play the pending slots as Ray tasks (retried by Ray if a node is lost; each id is
     written once however often it is played)."""
     import ray
-    started = start_ray(run.config.address, num_cpus=run.workers or None)
+    specs = list(run.config.agents) + ([run.config.gauntlet] if run.config.gauntlet else [])
+    started = start_ray(run.config.address, num_cpus=run.workers or None, paths=import_roots(specs))
     in_flight = {}
     try:
         task = ray.remote(max_retries=3, retry_exceptions=False)(_ray_play)

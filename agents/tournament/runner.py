@@ -155,7 +155,9 @@ class Tournament:
     `Tournament(config)` with a `TournamentConfig`, or `Tournament(game, agents, **settings)`
     with the config's fields as keyword arguments (`games`, `openings`, `seed`, `out`,
     `gauntlet`, `variant`, `params`, `position`, `move_limit`, `sprt`, `workers`, `backend`,
-    `address`, `resume`, `progress`; see TournamentConfig). Every setting is checked here."""
+    `address`, `resume`, `progress`, `adjudicate`; see TournamentConfig). An agent is a spec
+    string, or your own agent's class or factory (written as its `py:` spec). Every setting is
+    checked here."""
 
     def __init__(self, config=None, agents=None, **settings):
         if isinstance(config, TournamentConfig):
@@ -208,7 +210,12 @@ class Tournament:
         return {"game": self.game.name, "variant": self.game.variant, "params": dict(self.game.params),
                 "start": self.start, "agents": list(c.agents), "gauntlet": c.gauntlet,
                 "games": c.games, "openings": self._openings_id, "seed": c.seed,
-                "move_limit": c.move_limit}
+                "move_limit": c.move_limit, **self._adjudication_settings()}
+
+    def _adjudication_settings(self):
+        """Return {"adjudicate": rules} when adjudicating, else {} (files written without
+        adjudication keep their settings, so they still resume)."""
+        return {"adjudicate": self.config.adjudicate} if self.config.adjudicate else {}
 
     def pairings(self):
         """Return the pairings as (first spec, second spec)."""

@@ -103,7 +103,8 @@ class Schedule:
     `schedule.index_of(slot_id)`.
 
     A slot is a dict: `id`, `pair`, `start` (position string), `opening` (moves in notation),
-    `white`, `black` (specs), `seed_white`, `seed_black`."""
+    `white`, `black` (specs), `seed_white`, `seed_black`; and `adjudicate` (the rules) when
+    the settings have adjudication rules."""
 
     def __init__(self, game, start, pairings, games, openings, seed, settings):
         self.game = game
@@ -115,6 +116,7 @@ class Schedule:
         self.tag = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:8]
         self._source = openings  # ("none",) / ("random", unit, length) / ("file", positions)
         self._last = (None, None)  # the opening made last: consecutive slots share it
+        self.adjudicate = settings.get("adjudicate")
 
     def __len__(self):
         return self.openings_count * len(self.pairings) * 2
@@ -146,10 +148,13 @@ class Schedule:
         white, black = (first, second) if swap == 0 else (second, first)
         slot_id = f"p{p}-o{k}-{swap}"
         start, opening = self.opening(k)
-        return {"id": slot_id, "pair": f"{self.tag}-p{p}-o{k}", "start": start, "opening": list(opening),
+        slot = {"id": slot_id, "pair": f"{self.tag}-p{p}-o{k}", "start": start, "opening": list(opening),
                 "white": white, "black": black,
                 "seed_white": derive_seed(self.seed, slot_id, "white"),
                 "seed_black": derive_seed(self.seed, slot_id, "black")}
+        if self.adjudicate:
+            slot["adjudicate"] = self.adjudicate
+        return slot
 
     def index_of(self, slot_id):
         """Return the index of the slot with this id, or None if the schedule has none."""

@@ -12,7 +12,7 @@ import ludo_flow
 from agents import registry
 from agents.base import BaseAgent
 from agents.play import play_game
-from agents.records import ReadReport, load_records, replay_states, state_at
+from agents.records import ReadReport, load_records, replay_states, state_at, without_times
 
 
 def read_records(path):
@@ -26,7 +26,7 @@ FAST = ["random", "random:seed=1"]
 
 def strip_times(records):
     """Return the records without the thinking times (which differ run to run)."""
-    return [{k: v for k, v in r.items() if not k.startswith("time_")} for r in records]
+    return [without_times(r) for r in records]
 
 
 # ---- schedules ----------------------------------------------------------------------------
