@@ -123,18 +123,21 @@ def check_address(address, timeout=CONNECT_TIMEOUT):
 def _single_machine():
     """Run the block in Ray's single-machine mode (see the module's docstring): the node's
     address is 127.0.0.1, and the processes started in the block inherit the mode."""
-    from ray._private import ray_constants
-    saved = os.environ.get(SINGLE_MACHINE_ENV), ray_constants.ENABLE_RAY_CLUSTER
+    from ray._private import ray_constants  # read when `ray` was imported: set here as well
+    saved_env = os.environ.get(SINGLE_MACHINE_ENV)
+    saved_flag = getattr(ray_constants, "ENABLE_RAY_CLUSTER", None)
     os.environ[SINGLE_MACHINE_ENV] = "0"
-    ray_constants.ENABLE_RAY_CLUSTER = False
+    if saved_flag is not None:
+        ray_constants.ENABLE_RAY_CLUSTER = False
     try:
         yield
     finally:
-        if saved[0] is None:
+        if saved_env is None:
             os.environ.pop(SINGLE_MACHINE_ENV, None)
         else:
-            os.environ[SINGLE_MACHINE_ENV] = saved[0]
-        ray_constants.ENABLE_RAY_CLUSTER = saved[1]
+            os.environ[SINGLE_MACHINE_ENV] = saved_env
+        if saved_flag is not None:
+            ray_constants.ENABLE_RAY_CLUSTER = saved_flag
 
 
 def node_address():

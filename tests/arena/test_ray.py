@@ -102,7 +102,9 @@ def strip_times(records):
 def test_local_instance_plays_the_local_games_and_listens_on_loopback_only(tmp_path):
     """The runner's local instance: every process of it (GCS, raylet, agents, the driver's core
     worker, the workers that played) listens on 127.0.0.1 only; the games equal a local run."""
+    env_before = os.environ.get(SINGLE_MACHINE_ENV)
     assert start_ray(num_cpus=2) is True  # what the runner calls; kept up to look at it after the run
+    assert os.environ.get(SINGLE_MACHINE_ENV) == env_before  # the mode is set for the start only
     try:
         session = ray._private.worker._global_node.get_session_dir_path()
         out = tmp_path / "r.jsonl"
@@ -120,7 +122,6 @@ def test_local_instance_plays_the_local_games_and_listens_on_loopback_only(tmp_p
     records = load_records(out)
     assert len(records) == 4 and len({r["id"] for r in records}) == 4
     assert strip_times(result.records) == strip_times(here.records)
-    assert SINGLE_MACHINE_ENV not in os.environ or os.environ[SINGLE_MACHINE_ENV] != "0"
 
 
 # ---- an address that does not answer ---------------------------------------------------------
@@ -227,30 +228,36 @@ def test_a_lost_ray_node_loses_no_finished_game_and_records_none_twice(tmp_path)
     """A head and a second node on loopback; a tournament joins them with --address; the second
     node's raylet and workers are killed with SIGKILL while it plays; the run finishes (or is
     resumed) with every game recorded exactly once."""
-    games = 16
+    games = 200
     out = tmp_path / "lost.jsonl"
     command = [sys.executable, "-m", "agents.cli", "tournament", "flow", "--variant", "fountain",
                "--agents", *FAST, "--games", str(games), "--out", str(out), "--backend", "ray",
                "--address", None, "--quiet"]
-    cluster = LoopbackCluster()
+    cluster, run = LoopbackCluster(), None
     try:
         cluster.start_head()
         cluster.start_node()
         cluster.wait_for_nodes(2)
-        every = cluster.processes()
-        outside = [row for row in listeners(every) if not on_loopback(row[2])]
-        assert outside == [], outside
         command[command.index(None)] = cluster.address
         run = subprocess.Popen(command, cwd=REPO, env=cluster.env, stdout=subprocess.PIPE,
                                stderr=subprocess.PIPE, text=True)
-        playing = []
+        playing = []  # a Ray worker of the second node, leased for this run's games
         deadline = time.monotonic() + 60
         while not playing and run.poll() is None and time.monotonic() < deadline:
-            playing = [p for p in cluster.processes("node").values() if p.name() == "ray::_ray_play"]
+            playing = [p for p in cluster.processes("node").values()
+                       if p.name().startswith("ray::") and not p.name().endswith("Agent")]
             time.sleep(0.02)
         assert playing, ("the second node never played a game", run.poll(), cluster.logs())
-        finished_before = len(out.read_text().splitlines()) if out.exists() else 0
-        kill_all(cluster.processes("node"))  # the raylet, its workers, its agents: SIGKILL
+        # every process of the cluster, its workers and the driver, mid-run: loopback only
+        mid_run = listeners({**cluster.processes(), **processes_of([psutil.Process(run.pid)])})
+        assert [row for row in mid_run if not on_loopback(row[2])] == [], mid_run
+        names = [row[0] for row in mid_run]
+        assert {"gcs_server", "raylet"} <= set(names) and sum(n.startswith("ray::") for n in names) >= 3
+        node = cluster.processes("node")
+        finished_before = 0
+        while finished_before < 10 and run.poll() is None:  # kill once games are being recorded
+            finished_before = len(out.read_text().splitlines()) if out.exists() else 0
+        kill_all(node)  # the raylet, its workers, its agents: SIGKILL
         stdout, stderr = run.communicate(timeout=120)
         if run.returncode != 0:  # the run may stop; a resume then finishes it
             resumed = subprocess.run(command + ["--resume"], cwd=REPO, env=cluster.env,
@@ -259,7 +266,7 @@ def test_a_lost_ray_node_loses_no_finished_game_and_records_none_twice(tmp_path)
         else:
             assert "Traceback" not in stderr, stderr
     finally:
-        if "run" in locals() and run.poll() is None:
+        if run is not None and run.poll() is None:
             run.kill()
         cluster.close()
     assert finished_before < games
