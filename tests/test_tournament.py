@@ -131,6 +131,8 @@ def test_default_openings_are_one_random_turn_each(tmp_path):
     (dict(workers=-1), "workers"),
     (dict(backend="mpi"), "backend"),
     (dict(address="127.0.0.1:6379"), "--backend ray"),
+    (dict(backend="ray", address="nonsense::"), "HOST:PORT"),
+    (dict(backend="ray", address="127.0.0.1:99999"), "HOST:PORT"),
     (dict(seed=-2), "seed"),
     (dict(variant="nosuch"), "variant"),
     (dict(position="8/8/8 w 1 - 0"), "ranks"),
