@@ -228,7 +228,7 @@ def test_a_lost_ray_node_loses_no_finished_game_and_records_none_twice(tmp_path)
     """A head and a second node on loopback; a tournament joins them with --address; the second
     node's raylet and workers are killed with SIGKILL while it plays; the run finishes (or is
     resumed) with every game recorded exactly once."""
-    games = 200
+    games = 300
     out = tmp_path / "lost.jsonl"
     command = [sys.executable, "-m", "agents.cli", "tournament", "flow", "--variant", "fountain",
                "--agents", *FAST, "--games", str(games), "--out", str(out), "--backend", "ray",
