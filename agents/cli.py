@@ -463,7 +463,8 @@ def build_parser():
     p.add_argument("--workers", type=int, help="worker processes (default: one per core; 0: this process)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local: worker processes on this machine (default); ray: Ray tasks (the ray extra)")
-    p.add_argument("--address", help="with --backend ray: the cluster to join (default: start a local one)")
+    p.add_argument("--address", help="with --backend ray: the cluster to join, HOST:PORT of its head "
+                   "(default: start a local one, on 127.0.0.1 only)")
     p.add_argument("--seed", type=int, default=0, help="decides the schedule's openings and agent seeds")
     p.add_argument("--out", help="the JSON Lines records file (default: tournament-GAME-TIME.jsonl)")
     p.add_argument("--resume", action="store_true", help="continue --out: its finished games are kept")

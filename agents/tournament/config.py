@@ -6,8 +6,10 @@ default tournament's (`ludo-flow tournament GAME` with no agents).
 """
 import dataclasses
 import functools
+import ipaddress
 import math
 import os
+import re
 
 from ludo_flow.errors import LudoFlowError
 
@@ -28,10 +30,32 @@ BACKENDS = ("local", "ray")
 MAX_GAMES = 10 ** 9          # games in one tournament: the finished-games bitset stays under 125 MB
 WORKERS_PER_CORE = 2         # more worker processes than this only share the cores
 MAX_MOVE_LIMIT = 10 ** 6     # seconds
+_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
 
 
 class TournamentError(LudoFlowError):
     """A tournament's settings are wrong, or do not match the records file it resumes."""
+
+
+def parse_ray_address(text):
+    """Return (host, port) of a Ray cluster address `HOST:PORT` (an IPv6 host in brackets:
+    `[::1]:6379`); raise TournamentError for anything else."""
+    shown = repr(text if not isinstance(text, str) or len(text) <= 60 else text[:60] + "...")
+    wrong = TournamentError(f"a Ray address is HOST:PORT (the head node's GCS port, e.g. "
+                            f"127.0.0.1:6379), got {shown}")
+    if not isinstance(text, str):
+        raise wrong
+    host, sep, port = text.strip().rpartition(":")
+    if not sep or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
+        raise wrong
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            host = str(ipaddress.IPv6Address(host[1:-1]))
+        except ValueError:
+            raise wrong from None
+    elif not _HOST.fullmatch(host) or ".." in host:
+        raise wrong
+    return host, int(port)
 
 
 SPRT_MODELS = ("normalized", "logistic")
@@ -187,8 +211,8 @@ class TournamentConfig:
         if self.address is not None:
             if self.backend != "ray":
                 raise TournamentError("--address joins a Ray cluster: it needs --backend ray")
-            if not isinstance(self.address, str) or not self.address.strip():
-                raise TournamentError(f"a Ray address is HOST:PORT, got {self.address!r}")
+            parse_ray_address(self.address)
+            set_(self, "address", self.address.strip())
         if not isinstance(self.out, (str, os.PathLike)) or not str(self.out):
             raise TournamentError(f"out is the path of the records file, got {self.out!r}")
         set_(self, "out", os.fspath(self.out))

@@ -259,6 +259,23 @@ class Tournament:
     def run(self):
         """Play every game not yet in `out`; return a TournamentResult (also on Ctrl-C or SIGTERM)."""
         _refuse_in_a_worker_import()
+        joined = self._join_ray_cluster()
+        try:
+            return self._run()
+        finally:
+            if joined:
+                import ray
+                ray.shutdown()
+
+    def _join_ray_cluster(self):
+        """Join the Ray cluster at `address`, if one is given, before the records file is
+        touched: an address that does not answer leaves no file behind. True if joined here."""
+        if self.config.backend != "ray" or self.config.address is None:
+            return False
+        from .ray_runner import connect
+        return connect(self.config)
+
+    def _run(self):
         out = RecordsOutput(self.out)
         out.open(self.config.resume)
         state = _RunState(self)
