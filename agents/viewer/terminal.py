@@ -26,9 +26,12 @@ def format_list(records):
 STEP_HELP = "Enter: next move, b: back, NUMBER: go to that ply, e: end, s: start, q: quit"
 
 
-def step_through(record, input_fn=input, out=sys.stdout):
-    """Show a game one position at a time, reading a command before each (see STEP_HELP);
-    the end of the input stops. Returns the ply shown last."""
+def step_through(record, input_fn=None, out=None):
+    """Show a game one position at a time, reading a command before each (see STEP_HELP;
+    `input_fn` defaults to `input`, `out` to stdout); the end of the input stops. Returns the
+    ply shown last."""
+    input_fn = input if input_fn is None else input_fn
+    out = sys.stdout if out is None else out
     positions = list(replay_states(record))
     movers = [None] + [s.current_player() for _, _, s in positions[:-1]]
     last = len(positions) - 1
