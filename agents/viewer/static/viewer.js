@@ -228,6 +228,9 @@
       buildMoves(); drawEval();
       go(ply === undefined ? 0 : ply, true);
     }
+    function moveNumber(index) {  /* opening moves are o1, o2, ...; the agents' plies 1, 2, ... */
+      return index <= game.opening ? "o" + index : String(index - game.opening);
+    }
     function buildMoves() {
       movesPane.textContent = "";
       moveRows = [];
@@ -237,7 +240,7 @@
       for (var k = 0; k < game.moves.length; k++) {
         var d = el("div", "lfv-move" + (k < game.opening ? " lfv-opening-move" : ""));
         d.dataset.ply = k + 1;
-        d.appendChild(el("span", "lfv-num", (k + 1) + "."));
+        d.appendChild(el("span", "lfv-num", moveNumber(k + 1) + "."));
         d.appendChild(el("span", "lfv-side lfv-side-" + game.movers[k], game.movers[k] === "0" ? "W" : "B"));
         d.appendChild(document.createTextNode(game.moves[k]));
         (function (target) { d.addEventListener("click", function () { go(target); }); })(k + 1);
@@ -300,7 +303,7 @@
       }
       var agentsPly = cur - game.opening;
       plyLabel.textContent = cur === 0 ? "start" : (agentsPly <= 0 ? "opening " + cur + "/" + game.opening : "ply " + agentsPly + "/" + (game.moves.length - game.opening));
-      var text = cur === 0 ? "start position" : cur + ". " + SIDE[Number(game.movers[cur - 1])] + " " + game.moves[cur - 1];
+      var text = cur === 0 ? "start position" : moveNumber(cur) + ". " + SIDE[Number(game.movers[cur - 1])] + " " + game.moves[cur - 1];
       var row = game.search && agentsPly > 0 ? game.search[agentsPly - 1] : null;
       if (row) {
         var bits = [];
