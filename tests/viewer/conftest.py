@@ -1,6 +1,6 @@
 """Shared by the viewer tests: small recorded games of every game and variant, one headless
 Chromium for all browser tests (Debian's `chromium`, driven by playwright)."""
-import shutil
+import os
 
 import pytest
 
@@ -44,7 +44,7 @@ def records():
 @pytest.fixture(scope="session")
 def browser():
     """One headless Chromium for every browser test of the session."""
-    if shutil.which("chromium") is None and not shutil.os.path.exists(CHROMIUM):
+    if not os.path.exists(CHROMIUM):
         pytest.fail("the browser tests need Debian's chromium (apt-get install -y chromium)")
     from playwright.sync_api import sync_playwright
     with sync_playwright() as p:
