@@ -19,6 +19,7 @@ API (JSON in and out; POST bodies must be `application/json`):
 import json
 import multiprocessing
 import secrets
+import signal
 import sys
 import threading
 import time
@@ -559,9 +560,15 @@ def make_server(config, quiet=False):
     return PlayServer(config, quiet=quiet)
 
 
+def _stop(signum, frame):
+    raise KeyboardInterrupt
+
+
 def serve(config):
-    """Serve the play page until Ctrl-C."""
+    """Serve the play page until Ctrl-C or SIGTERM (both end every worker before returning)."""
     server = make_server(config)
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _stop)
     host, port = server.server_address[:2]
     print(f"# playing {config.agent} at {config.game.name}: open http://{host}:{port}/ "
           f"(Ctrl-C stops; finished games go to {config.out})", file=sys.stderr, flush=True)
