@@ -270,15 +270,71 @@ def _plots(rated, folder):
     print(f"# plots written to {folder}/ratings.png and {folder}/scores.png", file=sys.stderr)
 
 
-def cmd_replay(args):
-    """Print a recorded game move by move, with the board after each move."""
-    from .records import ReadReport, find_record, iter_records, move_search, printable, replay_states
+def _replay_records(args):
+    """Return the records of the replay file (each game once), reporting skipped lines."""
+    from .records import ReadReport, load_records
     report = ReadReport()
-    record = find_record(iter_records(args.file, report, seen={}), args.game_id)
+    records = load_records(args.file, report=report)
     if report.describe():
         print(f"ludo-flow: {args.file}: skipped {report.describe()} (each game counted once)", file=sys.stderr)
+    return records
+
+
+def _replay_one(args, records):
+    """Return the record --game names (or the only one of the file)."""
+    from .records import find_record
+    if args.game_id is None:
+        if len(records) == 1:
+            return records[0]
+        raise CommandError(f"{args.file} holds {len(records)} games: give --game ID "
+                           f"(`ludo-flow replay {args.file} --list` lists them)")
+    return find_record(records, args.game_id)
+
+
+def cmd_replay(args):
+    """Print a recorded game move by move with the board after each move; or list the games
+    (--list), step through one (--step), write an HTML replay (--html), a GIF (--gif) or an
+    animated SVG (--svg)."""
+    from .records import move_search, printable, replay_states
+    if args.fps is not None and not (args.gif or args.svg):
+        raise CommandError("--fps goes with --gif or --svg")
+    records = _replay_records(args)
+    if args.list:
+        from .viewer.terminal import format_list
+        print(format_list(records))
+        return
+    if args.html:
+        from .viewer import write_html
+        chosen = records if args.game_id is None else [_replay_one(args, records)]
+        if not chosen:
+            raise CommandError(f"{args.file} holds no games")
+        for name in sorted({r.get("game") for r in chosen} & set(GAMES)):
+            warmup.warm(load_game(name))
+        try:
+            size = write_html(chosen, args.html)
+        except OSError as err:
+            raise CommandError(f"--html: cannot write {args.html!r}: {err.strerror or err}") from None
+        print(f"# {len(chosen)} game(s), {size / 1e6:.2f} MB written to {args.html}", file=sys.stderr)
+        if not (args.gif or args.svg):
+            return
+    record = _replay_one(args, records)
     if record.get("game") in GAMES:
         warmup.warm(load_game(record["game"]))
+    if args.gif or args.svg:
+        from .viewer import animation
+        fps = 2.0 if args.fps is None else args.fps
+        for path, write in ((args.gif, animation.write_gif), (args.svg, animation.write_svg)):
+            if path:
+                try:
+                    frames = write(record, path, fps)
+                except OSError as err:
+                    raise CommandError(f"cannot write {path!r}: {err.strerror or err}") from None
+                print(f"# {frames} frames written to {path}", file=sys.stderr)
+        return
+    if args.step:
+        from .viewer.terminal import step_through
+        step_through(record)
+        return
     print(printable(f"# {record.get('id')} ({record.get('game')} {record.get('variant')}): "
                     f"White {record['white']} - Black {record['black']}"))
     if record.get("opening"):
@@ -328,6 +384,23 @@ def adjudication_line(adjudication):
                        for side, values in adjudication.get("scores", {}).items() if values)
     return (f"adjudicated by the {adjudication['rule'].replace('_', '-')} rule at ply "
             f"{adjudication['ply']}" + (f" (scores: {scores})" if scores else ""))
+
+
+def cmd_serve(args):
+    """Serve the play page on HOST:PORT until Ctrl-C."""
+    from .viewer.server import PlayConfig, serve
+    game = game_from_args(args)
+    state_from_args(args, game)  # the start position is checked before the server starts
+    _make_agent(args.agent, game)
+    if not 0 <= args.port < 65536:
+        raise CommandError(f"--port must be in 0..65535, got {args.port}")
+    warmup.warm(game, specs=[args.agent])
+    config = PlayConfig(game=game, agent=args.agent, position=args.position, after=args.after,
+                        out=args.out, host=args.host, port=args.port)
+    try:
+        serve(config)
+    except OSError as err:
+        raise CommandError(f"cannot serve on {args.host}:{args.port}: {err.strerror or err}") from None
 
 
 def cmd_ratings(args):
@@ -480,10 +553,26 @@ def build_parser():
     p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_tournament)
-    p = sub.add_parser("replay", help="print a recorded game move by move with the board")
-    p.add_argument("file", help="a JSON Lines records file")
-    p.add_argument("--game", dest="game_id", required=True, metavar="ID", help="the record's id")
+    p = sub.add_parser("replay", help="a recorded game: boards in the terminal, an HTML replay, a GIF")
+    p.add_argument("file", help="a JSON Lines records file (.jsonl or .jsonl.gz)")
+    p.add_argument("--game", dest="game_id", metavar="ID",
+                   help="the record's id (not needed when the file holds one game)")
+    p.add_argument("--list", action="store_true", help="list the games: id, agents, result, termination, plies")
+    p.add_argument("--step", action="store_true",
+                   help="show the game a move at a time (Enter: next, b: back, NUMBER: go to ply, q: quit)")
+    p.add_argument("--html", metavar="OUT", help="write a self-contained HTML replay of the file "
+                   "(of --game alone if given)")
+    p.add_argument("--gif", metavar="OUT", help="write the game as an animated GIF (the gif extra: Pillow)")
+    p.add_argument("--svg", metavar="OUT", help="write the game as an animated SVG")
+    p.add_argument("--fps", type=float, help="frames a second of --gif and --svg (default 2)")
     p.set_defaults(run=cmd_replay)
+    p = sub.add_parser("serve", help="serve a page to play an agent in the browser")
+    add_position_options(p)
+    p.add_argument("--agent", default="mcts:time=1", metavar="SPEC", help="the agent to play (default mcts:time=1)")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="the port (default 8765; 0: any free port)")
+    p.add_argument("--out", default="played.jsonl", help="records file for finished games (default played.jsonl)")
+    p.set_defaults(run=cmd_serve)
     p = sub.add_parser("ratings", help="crosstable and joint ratings of records files")
     p.add_argument("files", nargs="+", metavar="FILE", help="records files (.jsonl or .jsonl.gz)")
     p.add_argument("--anchor", metavar="SPEC", help="this agent is rated 0 (default: the mean is 0)")
