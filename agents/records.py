@@ -19,6 +19,11 @@ A record holds everything needed to replay the game and to rate it:
     plies         len(moves); time_white, time_black: each side's thinking time in seconds
     settings      the tournament's settings (a resume must match them)
 
+A game played on a clock (`--tc`) adds `time_control` (fastchess's syntax, e.g. "10+0.1"),
+`time_margin` (seconds), `clocks` (the mover's clock in seconds after each move, aligned with
+`moves`) and `clock_white`, `clock_black` (each side's clock at the end, below zero by the
+overrun of a fallen flag); its `termination` is "time_forfeit" when a flag fell.
+
 Only `white`, `black` and `result` are required (so other programs' results can be rated);
 every other field, where present, must have the type above. `check_record` is the one place
 that says so: the runner, `ratings`, `replay` and `load_records` all read through
@@ -79,6 +84,10 @@ def _seconds(value):
             and value >= 0)
 
 
+def _clock(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _words(value):
     return isinstance(value, list) and all(_text(w) for w in value)
 
@@ -118,6 +127,13 @@ SCHEMA = {
     "seed_white": (_count, "a seed (an int >= 0)"),
     "seed_black": (_count, "a seed (an int >= 0)"),
     "settings": (lambda v: v is None or isinstance(v, dict), "an object"),
+    "time_control": (lambda v: v is None or (_text(v) and len(v) <= 40), "a time control such as "
+                     "'10+0.1' or '40/60', or null"),
+    "time_margin": (_seconds, "a number of seconds >= 0"),
+    "clocks": (lambda v: isinstance(v, list) and all(_seconds(x) for x in v), "a list of seconds >= 0 "
+               "(the mover's clock after each move)"),
+    "clock_white": (_clock, "a number of seconds (below zero: a fallen flag)"),
+    "clock_black": (_clock, "a number of seconds (below zero: a fallen flag)"),
 }
 REQUIRED = ("white", "black", "result")
 
@@ -136,6 +152,9 @@ def check_record(record):
             raise RecordError(f"field {key!r} must be {rule[1]}, got {_short(value)}")
     if "moves" in record and "plies" in record and record["plies"] != len(record["moves"]):
         raise RecordError(f"field 'plies' is {record['plies']} but 'moves' holds {len(record['moves'])}")
+    if "moves" in record and "clocks" in record and len(record["clocks"]) != len(record["moves"]):
+        raise RecordError(f"field 'clocks' holds {len(record['clocks'])} times but 'moves' holds "
+                          f"{len(record['moves'])} moves")
     return record
 
 

@@ -33,6 +33,15 @@ from .schedule import Schedule, parse_random_openings, random_opening, read_open
 from .sprt import SprtTest
 
 
+def clock_settings(config):
+    """Return the clock's part of a tournament's settings: {} without a time control (so the
+    settings of a file written before clocks existed still match), else `time_control` and
+    `time_margin` (milliseconds)."""
+    if config.tc is None:
+        return {}
+    return {"time_control": config.tc, "time_margin": config.time_margin}
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM stopped the run (handled as Ctrl-C is)."""
 
@@ -208,7 +217,7 @@ class Tournament:
         return {"game": self.game.name, "variant": self.game.variant, "params": dict(self.game.params),
                 "start": self.start, "agents": list(c.agents), "gauntlet": c.gauntlet,
                 "games": c.games, "openings": self._openings_id, "seed": c.seed,
-                "move_limit": c.move_limit}
+                "move_limit": c.move_limit, **clock_settings(c)}
 
     def pairings(self):
         """Return the pairings as (first spec, second spec)."""
