@@ -250,6 +250,7 @@ def cmd_tournament(args):
     out = args.out or time.strftime(f"tournament-{args.game}-%Y%m%d-%H%M%S.jsonl")
     if args.plots:
         _plots_folder(args.plots)  # refused now, not after the games
+    _time_control_from_args(args)  # a bad --tc or --time-margin is named as such, before any wait
     game = game_from_args(args)
     state = state_from_args(args, game)
     try:
