@@ -164,7 +164,8 @@ class Tournament:
     `Tournament(config)` with a `TournamentConfig`, or `Tournament(game, agents, **settings)`
     with the config's fields as keyword arguments (`games`, `openings`, `seed`, `out`,
     `gauntlet`, `variant`, `params`, `position`, `move_limit`, `sprt`, `workers`, `backend`,
-    `address`, `resume`, `progress`; see TournamentConfig). Every setting is checked here."""
+    `address`, `resume`, `progress`, `tc`, `time_margin`; see TournamentConfig). Every setting is
+    checked here."""
 
     def __init__(self, config=None, agents=None, **settings):
         if isinstance(config, TournamentConfig):
