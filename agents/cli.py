@@ -60,6 +60,16 @@ def add_position_options(parser):
                         help="a game parameter (repeatable): max_turns, quiet_plies, max_plies")
 
 
+def add_clock_options(parser):
+    """Add --tc and --time-margin (game clocks, in fastchess's syntax)."""
+    parser.add_argument("--tc", metavar="[MOVES/][MIN:]SEC[+INC]",
+                        help="game clocks, per side per game, in seconds as fastchess writes them: "
+                        "10+0.1 (10 s and 0.1 s a move), 40/60 (60 s every 40 moves); a move is one "
+                        "decision; a fallen flag loses (time_forfeit); agents manage their time")
+    parser.add_argument("--time-margin", type=float, metavar="MS",
+                        help="milliseconds a clock may fall below zero before its flag falls (default 0)")
+
+
 def game_from_args(args):
     """Return the Game the shared options name."""
     if args.game not in GAMES:
@@ -173,10 +183,13 @@ def cmd_play(args):
     """Play a game between two agents; print its moves and end with the result line."""
     from .play import play_game
     game = game_from_args(args)
+    clock = _time_control_from_args(args)
     white = _make_agent(args.white, game)
     black = _make_agent(args.black, game)
     warmup.warm(game, specs=[args.white, args.black])
     state = state_from_args(args, game)
+    if clock is not None:
+        warmup.warm_for_clocks(game, state, [args.white, args.black])
     ply = [0]
 
     def show(before, action, agent):
@@ -188,10 +201,40 @@ def cmd_play(args):
                 print(f"    {line}")
 
     try:
-        record = play_game(state, white, black, seed=args.seed, on_move=show)
+        record = play_game(state, white, black, seed=args.seed, on_move=show, time_control=clock)
     except ValueError as err:
         raise CommandError(str(err)) from None
+    _print_clocks(record)
     print(record["result"])
+
+
+def _time_control_from_args(args):
+    """Return the TimeControl of --tc and --time-margin (None without --tc); one-line errors."""
+    from .timecontrol import parse_time_control, parse_time_margin
+    margin = 0.0 if args.time_margin is None else args.time_margin
+    try:
+        parse_time_margin(margin)
+    except ValueError as err:
+        raise CommandError(f"--time-margin: {err}") from None
+    if args.tc is None:
+        if margin:
+            raise CommandError("--time-margin needs a time control: give --tc too")
+        return None
+    try:
+        return parse_time_control(args.tc, margin)
+    except ValueError as err:
+        raise CommandError(f"--tc: {err}") from None
+
+
+def _print_clocks(record):
+    """Print a clocked game's clocks at its end, and who lost on time."""
+    if record.get("time_control") is None:
+        return
+    print(f"# clocks ({record['time_control']}): White {record['clock_white']:.3f} s, "
+          f"Black {record['clock_black']:.3f} s")
+    forfeit = record.get("forfeit")
+    if forfeit and record.get("termination") == "time_forfeit":
+        print(f"# {forfeit['side'].capitalize()} lost on time: {forfeit['reason']}")
 
 
 def cmd_tournament(args):
@@ -207,6 +250,7 @@ def cmd_tournament(args):
     out = args.out or time.strftime(f"tournament-{args.game}-%Y%m%d-%H%M%S.jsonl")
     if args.plots:
         _plots_folder(args.plots)  # refused now, not after the games
+    _time_control_from_args(args)  # a bad --tc or --time-margin is named as such, before any wait
     game = game_from_args(args)
     state = state_from_args(args, game)
     try:
@@ -219,7 +263,8 @@ def cmd_tournament(args):
                               seed=args.seed, out=out, gauntlet=args.gauntlet, variant=state.game.variant,
                               params=state.game.params, position=start, **limit, sprt=args.sprt,
                               workers=args.workers, backend=args.backend, address=args.address,
-                              resume=args.resume, progress=not args.quiet, adjudicate=args.adjudicate)
+                              resume=args.resume, progress=not args.quiet, adjudicate=args.adjudicate,
+                              **_clock_settings(args))
     RecordsOutput(out).check(args.resume)  # before the warm-up: a bad --out costs no wait
     specs = agents + ([args.gauntlet] if args.gauntlet else [])
     warmup.warm(game, specs=specs, start=start)  # with its notice: the openings need the engine
@@ -241,6 +286,14 @@ def cmd_tournament(args):
               f"is in {out}. Resume with:\n  ludo-flow {' '.join(shlex.quote(w) for w in words)}",
               file=sys.stderr)
         raise Terminated() if result.terminated else KeyboardInterrupt()
+
+
+def _clock_settings(args):
+    """Return the TournamentConfig fields of --tc and --time-margin (checked there)."""
+    out = {} if args.tc is None else {"tc": args.tc}
+    if args.time_margin is not None:
+        out["time_margin"] = args.time_margin
+    return out
 
 
 def _plots_folder(folder):
@@ -522,6 +575,7 @@ def build_parser():
     p.add_argument("--black", required=True, metavar="SPEC", help="Black's agent spec, or human")
     p.add_argument("--seed", type=int, help="reseed both agents (Black gets SEED + 1)")
     p.add_argument("--stats", action="store_true", help="print each move's search statistics")
+    add_clock_options(p)
     p.set_defaults(run=cmd_play)
     p = sub.add_parser("tournament", help="play a round robin or gauntlet; rate the agents")
     add_position_options(p)
@@ -550,6 +604,7 @@ def build_parser():
                    "resign=SCORE,moves=N[,twosided] (a side scoring <= -SCORE on N of its moves in a "
                    "row loses; twosided: the opponent agrees), draw=SCORE,moves=N[,after=PLY] (both "
                    "within +-SCORE on N moves each), max-plies=N (a draw after N plies)")
+    add_clock_options(p)
     p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_tournament)

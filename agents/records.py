@@ -28,6 +28,11 @@ A record holds everything needed to replay the game and to rate it:
                   `adjudicated_draw`): {"rule": "resign" | "draw" | "max_plies", "ply": N,
                   "scores": {"white": [...], "black": [...]}}
 
+A game played on a clock (`--tc`) adds `time_control` (fastchess's syntax, e.g. "10+0.1"),
+`time_margin` (seconds), `clocks` (the mover's clock in seconds after each move, aligned with
+`moves`) and `clock_white`, `clock_black` (each side's clock at the end, below zero by the
+overrun of a fallen flag); its `termination` is "time_forfeit" when a flag fell.
+
 Only `white`, `black` and `result` are required (so other programs' results can be rated);
 every other field, where present, must have the type above. `check_record` is the one place
 that says so: the runner, `ratings`, `replay` and `load_records` all read through
@@ -90,6 +95,10 @@ def _count(value):
 def _seconds(value):
     return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
             and value >= 0)
+
+
+def _clock(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
 def _words(value):
@@ -164,6 +173,13 @@ SCHEMA = {
                f"values or nulls"),
     "adjudication": (_adjudication, 'null or {"rule": "resign"|"draw"|"max_plies", "ply": N, '
                      '"scores": {"white": [...], "black": [...]}}'),
+    "time_control": (lambda v: v is None or (_text(v) and len(v) <= 40), "a time control such as "
+                     "'10+0.1' or '40/60', or null"),
+    "time_margin": (_seconds, "a number of seconds >= 0"),
+    "clocks": (lambda v: isinstance(v, list) and all(_seconds(x) for x in v), "a list of seconds >= 0 "
+               "(the mover's clock after each move)"),
+    "clock_white": (_clock, "a number of seconds (below zero: a fallen flag)"),
+    "clock_black": (_clock, "a number of seconds (below zero: a fallen flag)"),
 }
 REQUIRED = ("white", "black", "result")
 
@@ -186,6 +202,9 @@ def check_record(record):
         if len(column) != len(record.get("moves", ())):
             raise RecordError(f"field 'search': column {key!r} holds {len(column)} values for "
                               f"{len(record.get('moves', ()))} moves")
+    if "moves" in record and "clocks" in record and len(record["clocks"]) != len(record["moves"]):
+        raise RecordError(f"field 'clocks' holds {len(record['clocks'])} times but 'moves' holds "
+                          f"{len(record['moves'])} moves")
     return record
 
 

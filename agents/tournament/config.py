@@ -16,6 +16,7 @@ from ludo_flow.errors import LudoFlowError
 from .. import own
 from ..adjudication import needs_scores, parse_adjudication
 from ..registry import AGENTS, make_agent, parse_spec
+from ..timecontrol import parse_time_control
 
 DEFAULT_MOVE_LIMIT = 120.0
 # The embedded default: `ludo-flow tournament GAME` with no agents.
@@ -143,6 +144,11 @@ class TournamentConfig:
     gauntlet    an agent spec that plays each of `agents` (None: a round robin)
     variant, params, position   the game's variant, parameters and start position string
     move_limit  seconds a move may take; a slower move forfeits the game
+    tc          a time control in fastchess's syntax, `[MOVES/][MIN:]SEC[+INC]` ("10+0.1",
+                "40/60"), or None (no clocks): each side's clock per game; a fallen flag loses
+                (termination "time_forfeit"); kept as the canonical text
+    time_margin milliseconds a clock may fall below zero before its flag falls (fastchess's
+                timemargin; needs `tc`)
     sprt        "elo0=..,elo1=..[,alpha=..,beta=..,model=..]" or a dict: two agents only;
                 the match stops once the test decides (kept as parse_sprt's dict)
     workers     worker processes (None: one per core; 0: play in this process); with Ray,
@@ -174,6 +180,8 @@ class TournamentConfig:
     resume: bool = False
     progress: bool = True
     adjudicate: object = None
+    tc: str | None = None
+    time_margin: float = 0.0
 
     def __post_init__(self):
         set_ = object.__setattr__  # frozen: normalise once, here
@@ -222,6 +230,7 @@ class TournamentConfig:
         for flag in ("resume", "progress"):
             if not isinstance(getattr(self, flag), bool):
                 raise TournamentError(f"{flag} is True or False, got {getattr(self, flag)!r}")
+        self._check_clock()
         self._check_agents()
         self._check_reachable()
         self._check_adjudication()
@@ -232,6 +241,25 @@ class TournamentConfig:
         if self.total_games() > MAX_GAMES:
             raise TournamentError(f"{self.total_games():,} games is more than one tournament holds "
                                   f"(at most {MAX_GAMES:,}); play it as several tournaments")
+
+    def _check_clock(self):
+        """Check `tc` and `time_margin` (TournamentError in one line); keep the canonical text."""
+        try:
+            clock = None if self.tc is None else parse_time_control(self.tc, self.time_margin)
+            if self.tc is None:
+                parse_time_control("1", self.time_margin)  # checks the margin alone
+        except ValueError as err:
+            raise TournamentError(str(err)) from None
+        if clock is None:
+            if self.time_margin:
+                raise TournamentError("a time margin needs a time control (--tc)")
+            return
+        object.__setattr__(self, "tc", clock.text())
+        object.__setattr__(self, "time_margin", clock.margin * 1000.0)
+
+    def time_control(self):
+        """Return the TimeControl of `tc` and `time_margin`, or None without clocks."""
+        return None if self.tc is None else parse_time_control(self.tc, self.time_margin)
 
     def _check_agents(self):
         """Refuse specs that build no agent, a person, one agent listed twice, or one agent alone."""

@@ -33,6 +33,15 @@ from .schedule import Schedule, parse_random_openings, random_opening, read_open
 from .sprt import SprtTest
 
 
+def clock_settings(config):
+    """Return the clock's part of a tournament's settings: {} without a time control (so the
+    settings of a file written before clocks existed still match), else `time_control` and
+    `time_margin` (milliseconds)."""
+    if config.tc is None:
+        return {}
+    return {"time_control": config.tc, "time_margin": config.time_margin}
+
+
 class Terminated(KeyboardInterrupt):
     """SIGTERM stopped the run (handled as Ctrl-C is)."""
 
@@ -155,9 +164,9 @@ class Tournament:
     `Tournament(config)` with a `TournamentConfig`, or `Tournament(game, agents, **settings)`
     with the config's fields as keyword arguments (`games`, `openings`, `seed`, `out`,
     `gauntlet`, `variant`, `params`, `position`, `move_limit`, `sprt`, `workers`, `backend`,
-    `address`, `resume`, `progress`, `adjudicate`; see TournamentConfig). An agent is a spec
-    string, or your own agent's class or factory (written as its `py:` spec). Every setting is
-    checked here."""
+    `address`, `resume`, `progress`, `adjudicate`, `tc`, `time_margin`; see TournamentConfig).
+    An agent is a spec string, or your own agent's class or factory (written as its `py:`
+    spec). Every setting is checked here."""
 
     def __init__(self, config=None, agents=None, **settings):
         if isinstance(config, TournamentConfig):
@@ -210,7 +219,8 @@ class Tournament:
         return {"game": self.game.name, "variant": self.game.variant, "params": dict(self.game.params),
                 "start": self.start, "agents": list(c.agents), "gauntlet": c.gauntlet,
                 "games": c.games, "openings": self._openings_id, "seed": c.seed,
-                "move_limit": c.move_limit, **self._adjudication_settings()}
+                "move_limit": c.move_limit, **self._adjudication_settings(),
+                **clock_settings(c)}
 
     def _adjudication_settings(self):
         """Return {"adjudicate": rules} when adjudicating, else {} (files written without

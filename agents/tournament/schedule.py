@@ -104,7 +104,8 @@ class Schedule:
 
     A slot is a dict: `id`, `pair`, `start` (position string), `opening` (moves in notation),
     `white`, `black` (specs), `seed_white`, `seed_black`; and `adjudicate` (the rules) when
-    the settings have adjudication rules."""
+    the settings have adjudication rules; in a clocked tournament also
+    `time_control` and `time_margin` (milliseconds)."""
 
     def __init__(self, game, start, pairings, games, openings, seed, settings):
         self.game = game
@@ -115,6 +116,8 @@ class Schedule:
         # Pair ids name the tournament too, so files merged for rating never share one.
         self.tag = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:8]
         self._source = openings  # ("none",) / ("random", unit, length) / ("file", positions)
+        # A clocked tournament's slots carry its time control (play_slot reads it).
+        self.clock = {k: settings[k] for k in ("time_control", "time_margin") if k in settings}
         self._last = (None, None)  # the opening made last: consecutive slots share it
         self.adjudicate = settings.get("adjudicate")
 
@@ -151,7 +154,7 @@ class Schedule:
         slot = {"id": slot_id, "pair": f"{self.tag}-p{p}-o{k}", "start": start, "opening": list(opening),
                 "white": white, "black": black,
                 "seed_white": derive_seed(self.seed, slot_id, "white"),
-                "seed_black": derive_seed(self.seed, slot_id, "black")}
+                "seed_black": derive_seed(self.seed, slot_id, "black"), **self.clock}
         if self.adjudicate:
             slot["adjudicate"] = self.adjudicate
         return slot
