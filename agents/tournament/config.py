@@ -11,6 +11,7 @@ import os
 from ludo_flow.errors import LudoFlowError
 
 from ..registry import make_agent, parse_spec
+from .suites import suite_name, suite_names
 
 DEFAULT_MOVE_LIMIT = 120.0
 # The embedded default: `ludo-flow tournament GAME` with no agents.
@@ -21,6 +22,10 @@ DEFAULT_GAMES = 60
 # only, and Black then scores 69 % in alpha-beta self-play, against 42 % after one random turn
 # each (experiments/openings).
 DEFAULT_OPENINGS = "random:turns=1"
+# Games whose embedded default tournament plays the shipped balanced suite of its variant
+# (`openings="suite"`) instead: in Flow a sixth of the random openings are decided within a few
+# plies for either colour (experiments/openings, docs/openings.md).
+SUITE_DEFAULT_GAMES = ("flow",)
 BACKENDS = ("local", "ray")
 MAX_GAMES = 10 ** 9          # games in one tournament: the finished-games bitset stays under 125 MB
 WORKERS_PER_CORE = 2         # more worker processes than this only share the cores
@@ -73,6 +78,16 @@ def parse_sprt(text):
     return out
 
 
+def default_openings(game_name, variant, from_variant_start=True):
+    """Return the embedded default tournament's openings for a game's variant: "suite" where
+    the game plays its suite by default, one is shipped for the variant and the tournament
+    starts from the variant's start position; DEFAULT_OPENINGS otherwise."""
+    if (game_name in SUITE_DEFAULT_GAMES and from_variant_start
+            and suite_name(game_name, variant) in suite_names()):
+        return "suite"
+    return DEFAULT_OPENINGS
+
+
 def _whole(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -84,8 +99,9 @@ class TournamentConfig:
     game        a registered game name ("flow", "tolkuchka")
     agents      agent spec strings (a round robin), or the opponents of `gauntlet`
     games       games per pairing, even: games/2 openings, each played twice, colours swapped
-    openings    None (every game from the start), "random:plies=K", "random:turns=K", or the
-                path of a file of position strings (one a line)
+    openings    None (every game from the start), "random:plies=K", "random:turns=K",
+                "suite" (the package's balanced suite of the game's variant), "suite:NAME", or
+                the path of a file of position strings (one a line)
     seed        decides the openings and the agents' seeds (same seed, same schedule)
     out         the records file (JSON Lines; `.gz` compressed)
     gauntlet    an agent spec that plays each of `agents` (None: a round robin)
