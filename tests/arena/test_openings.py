@@ -8,7 +8,7 @@ import ludo_flow
 from agents.alphabeta import AlphaBetaAgent
 from agents.cli import main
 from agents.openings import OpeningsError, build_suite, opening_score, parse_balance, read_header
-from agents.records import read_records
+from agents.records import load_records
 from agents.tournament import Tournament, TournamentError, default_openings, random_opening
 from agents.tournament.schedule import read_openings_file
 from agents.tournament.suites import (canonical_key, equivalent_keys, position_key, suite_names, suite_path)
@@ -158,7 +158,7 @@ def test_the_default_flow_tournament_plays_the_suite(tmp_path, capsys, monkeypat
     _fast_defaults(monkeypatch, tmp_path)
     assert main(["tournament", "flow", "--workers", "0", "--quiet", "--out", "d.jsonl"]) == 0
     assert "(suite)" in capsys.readouterr().err
-    records, _ = read_records(tmp_path / "d.jsonl")
+    records = load_records(tmp_path / "d.jsonl")
     _, positions = _suite("flow-standard")
     assert len(records) == 4 and all(r["start"] in positions and r["opening"] == [] for r in records)
     assert records[0]["settings"]["openings"].startswith("suite:flow-standard sha256:")
@@ -187,7 +187,7 @@ def test_a_default_tournament_begun_with_random_openings_resumes_with_them(tmp_p
     lines = (tmp_path / "old.jsonl").read_text().splitlines(keepends=True)
     (tmp_path / "old.jsonl").write_text("".join(lines[:1]))
     assert main(["tournament", "flow", "--workers", "0", "--quiet", "--out", "old.jsonl", "--resume"]) == 0
-    records, _ = read_records(tmp_path / "old.jsonl")
+    records = load_records(tmp_path / "old.jsonl")
     assert len(records) == 4 and {r["settings"]["openings"] for r in records} == {"random:turns=1"}
 
 
