@@ -465,8 +465,8 @@ def build_parser():
     p.add_argument("--gauntlet", metavar="SPEC", help="this agent plays each of --agents")
     p.add_argument("--games", type=int, help="games per pairing, even: N/2 openings, colours swapped")
     p.add_argument("--openings", help="random:turns=K (K random turns each), random:plies=K (K random "
-                   "decisions), suite (the balanced suite of the game's variant; the embedded default "
-                   "in Flow, random:turns=1 elsewhere), suite:NAME, or a file of position strings "
+                   "decisions), suite (the balanced suite of the game's variant; the embedded "
+                   "default in Flow, random:turns=1 elsewhere), suite:NAME, or a file of position strings "
                    "(one a line)")
     p.add_argument("--workers", type=int, help="worker processes (default: one per core; 0: this process)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",

@@ -15,7 +15,8 @@ suites, and `suite`, the package's balanced suite of the standard variant):
   undecided, and the share of the matches' opening pairs decided early: both games of the pair
   over within 6 plies of the opening, won by the same colour.
 
-Writes measure.json and measure.md beside this file; prints each row as it is measured.
+Writes measure.json and measure.md (`--name`) beside this file, keeping the rows of the games
+and openings not measured this time; prints each row as it is measured.
 """
 import argparse
 import json
@@ -105,16 +106,18 @@ def main():
     parser.add_argument("--strong", default="alphabeta:depth=3")
     parser.add_argument("--weak", default="alphabeta:depth=2")
     parser.add_argument("--only", nargs="+", choices=("flow", "tolkuchka"))
+    parser.add_argument("--name", default="measure", help="write NAME.json and NAME.md (default measure)")
+    parser.add_argument("--no-self-play", action="store_true", help="the SPRT runs only")
     parser.add_argument("--kinds", nargs="+", choices=KINDS, help="these openings only (rows of the "
                         "others are kept from measure.json)")
     args = parser.parse_args()
     wanted = [(g, k) for g in args.only or ("flow", "tolkuchka") for k in args.kinds or KINDS]
-    old = json.loads((HERE / "measure.json").read_text())["rows"] if (HERE / "measure.json").exists() else []
+    old = json.loads((HERE / f"{args.name}.json").read_text())["rows"] if (HERE / f"{args.name}.json").exists() else []
     rows = [r for r in old if (r["game"], r["openings"]) not in wanted]
     for game_name, openings in wanted:
         start = time.perf_counter()
         row = {"game": game_name, "openings": openings,
-               **self_play(game_name, openings, args.games, args.self_spec),
+               **({} if args.no_self_play else self_play(game_name, openings, args.games, args.self_spec)),
                **sprt_runs(game_name, openings, args)}
         row["seconds"] = round(time.perf_counter() - start, 1)
         rows.append(row)
@@ -124,7 +127,7 @@ def main():
            "games": args.games, "seeds": args.seeds, "max_games": args.max_games,
            "machine": f"{platform.processor() or platform.machine()}, python {platform.python_version()}",
            "date": time.strftime("%Y-%m-%d %H:%M:%S"), "rows": rows}
-    (HERE / "measure.json").write_text(json.dumps(out, indent=1) + "\n")
+    (HERE / f"{args.name}.json").write_text(json.dumps(out, indent=1) + "\n")
     lines = [f"Self-play `{args.self_spec}`, {args.games} openings; SPRT `{args.strong}` against `{args.weak}` "
              f"(elo0=0, elo1=30, alpha=beta=0.05), seeds 1-{args.seeds}, at most {args.max_games} games "
              f"(commit {out['code']['commit']}):", "",
@@ -132,11 +135,12 @@ def main():
              "| H1 / H0 / undecided | SPRT pairs decided in <= 6 plies |",
              "|---|---|---:|---:|---:|---|---|---:|"]
     for r in rows:
-        lines.append(f"| {r['game']} | `{r['openings']}` | {100 * r['white_score']:.1f} % | {r['draws']} | "
-                     f"{r['early_games']} / {args.games} | {r['games_median']:g} ({r['games_min']}-{r['games_max']}) | "
+        selfplay = (f"{100 * r['white_score']:.1f} % | {r['draws']} | {r['early_games']} / {args.games}"
+                    if "white_score" in r else "- | - | -")
+        lines.append(f"| {r['game']} | `{r['openings']}` | {selfplay} | {r['games_median']:g} ({r['games_min']}-{r['games_max']}) | "
                      f"{r['h1']} / {r['h0']} / {r['undecided']} | {r['early_pairs']} / {r['pairs']} "
                      f"({100 * r['early_pairs'] / max(1, r['pairs']):.1f} %) |")
-    (HERE / "measure.md").write_text("\n".join(lines) + "\n")
+    (HERE / f"{args.name}.md").write_text("\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

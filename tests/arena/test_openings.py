@@ -7,6 +7,7 @@ import pytest
 import ludo_flow
 from agents.alphabeta import AlphaBetaAgent
 from agents.cli import main
+from agents import openings
 from agents.openings import OpeningsError, build_suite, opening_score, parse_balance, read_header
 from agents.records import load_records
 from agents.tournament import Tournament, TournamentError, default_openings, random_opening
@@ -77,7 +78,7 @@ def test_positions_differ_by_more_than_their_counters():
     assert position_key("flow", a) != position_key("flow", a.replace(" w ", " b "))
 
 
-def test_build_suite_keeps_distinct_balanced_positions():
+def test_build_suite_keeps_distinct_balanced_positions(monkeypatch):
     start = ludo_flow.load_game("tolkuchka").new_initial_state()
     suite = build_suite(start, 8, turns=2, balance=parse_balance("depth=2,window=0.3"), seed=5)
     assert len(suite.positions) == 8 and all(abs(s) <= 0.3 for s in suite.scores)
@@ -85,7 +86,8 @@ def test_build_suite_keeps_distinct_balanced_positions():
     again = build_suite(start, 8, turns=2, balance=parse_balance("depth=2,window=0.3"), seed=5)
     assert again.positions == suite.positions
     # one random turn each reaches few Tolkuchka positions: fewer than asked, none twice
-    few = build_suite(start, 200, turns=1, seed=1)
+    monkeypatch.setattr(openings, "TRIES_PER_POSITION", 3)
+    few = build_suite(start, 200, turns=1, seed=1)  # 600 candidates
     assert 100 < len(few.positions) <= 131 and few.repeats > 0  # perft(2) = 131
 
 
@@ -145,6 +147,7 @@ def test_default_openings_per_game():
     assert default_openings("flow", "standard") == "suite"
     assert default_openings("flow", "standard", from_variant_start=False) == "random:turns=1"
     assert default_openings("tolkuchka", "standard") == "random:turns=1"
+    assert default_openings("nosuch", "standard") == "random:turns=1"
 
 
 def _fast_defaults(monkeypatch, tmp_path):
