@@ -240,13 +240,12 @@ def _print_clocks(record):
 def cmd_tournament(args):
     """Play a tournament; print the crosstable and ratings (on Ctrl-C exit 130, on SIGTERM 143,
     with the command that resumes it)."""
-    from .tournament import DEFAULT_AGENTS, DEFAULT_GAMES, DEFAULT_OPENINGS, Tournament, TournamentConfig
+    from .tournament import DEFAULT_AGENTS, DEFAULT_GAMES, Tournament, TournamentConfig, default_openings
     from .tournament.output import RecordsOutput
     from .tournament.runner import Terminated
     defaults = args.agents is None and args.gauntlet is None
     agents = list(DEFAULT_AGENTS) if defaults else (args.agents or [])
     games = args.games if args.games is not None else DEFAULT_GAMES
-    openings = args.openings if args.openings is not None else (DEFAULT_OPENINGS if defaults else None)
     out = args.out or time.strftime(f"tournament-{args.game}-%Y%m%d-%H%M%S.jsonl")
     if args.plots:
         _plots_folder(args.plots)  # refused now, not after the games
@@ -258,6 +257,10 @@ def cmd_tournament(args):
     except ValueError:
         raise CommandError("a tournament starts from a position string: --after may not end "
                            "in a choose phase") from None
+    openings = args.openings
+    if openings is None and defaults:
+        openings = (_resumed_openings(out) if args.resume else None) or default_openings(
+            args.game, state.game.variant, start == game.new_initial_state().to_string())
     limit = {} if args.move_limit is None else {"move_limit": args.move_limit}
     config = TournamentConfig(game=args.game, agents=tuple(agents), games=games, openings=openings,
                               seed=args.seed, out=out, gauntlet=args.gauntlet, variant=state.game.variant,
@@ -294,6 +297,44 @@ def _clock_settings(args):
     if args.time_margin is not None:
         out["time_margin"] = args.time_margin
     return out
+
+
+def _resumed_openings(path):
+    """Return the openings setting of the records file a default tournament resumes, when the
+    file names random openings or a shipped suite (so a file begun under another default keeps
+    its schedule); None otherwise."""
+    from .records import iter_records
+    try:
+        for record in iter_records(path):
+            named = str((record.get("settings") or {}).get("openings") or "")
+            if named.startswith("random:") or named.startswith("suite:"):
+                return named.split()[0]
+            return None
+    except (OSError, LudoFlowError):
+        return None  # the resume itself reports the file's problem
+    return None
+
+
+def cmd_openings(args):
+    """Write an opening suite: positions after random turns, all different, optionally balanced."""
+    from .openings import build_suite, parse_balance, suite_header, write_suite
+    state = state_from_args(args)
+    try:
+        state.to_string()
+    except ValueError:
+        raise CommandError("a suite starts from a position string: --after may not end "
+                           "in a choose phase") from None
+    balance = parse_balance(args.balanced) if args.balanced is not None else None
+    suite = build_suite(state, args.count, turns=args.turns, balance=balance, unique=args.unique,
+                        seed=args.seed, progress=not args.quiet)
+    if not suite.positions:
+        raise CommandError(f"no position passed after {suite.candidates} random openings "
+                           f"({suite.unbalanced} unbalanced, {suite.repeats} repeats); widen the window")
+    write_suite(args.out, suite_header(state, args.turns, balance, args.unique, args.seed), suite)
+    short = f" (only {len(suite.positions)} of {args.count}: ask fewer, more --turns or a wider window)" \
+        if len(suite.positions) < args.count else ""
+    print(f"{len(suite.positions)} positions in {args.out}{short}; {suite.candidates} random openings drawn, "
+          f"{suite.repeats} repeats and {suite.unbalanced} unbalanced dropped")
 
 
 def _plots_folder(folder):
@@ -584,8 +625,9 @@ def build_parser():
                    "agent: py:MODULE:NAME[,key=value] (docs/write-your-own-agent.md)")
     p.add_argument("--gauntlet", metavar="SPEC", help="this agent plays each of --agents")
     p.add_argument("--games", type=int, help="games per pairing, even: N/2 openings, colours swapped")
-    p.add_argument("--openings", help="random:turns=K (K random turns each; the embedded default "
-                   "has K=1), random:plies=K (K random decisions), or a file of position strings "
+    p.add_argument("--openings", help="random:turns=K (K random turns each), random:plies=K (K random "
+                   "decisions), suite (the balanced suite of the game's variant; the embedded "
+                   "default in Flow, random:turns=1 elsewhere), suite:NAME, or a file of position strings "
                    "(one a line)")
     p.add_argument("--workers", type=int, help="worker processes (default: one per core; 0: this process)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
@@ -608,6 +650,19 @@ def build_parser():
     p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_tournament)
+    p = sub.add_parser("openings", help="write an opening suite: distinct positions, optionally balanced")
+    add_position_options(p)
+    p.add_argument("--count", type=int, required=True, help="positions wanted")
+    p.add_argument("--turns", type=int, default=1, help="random turns each side plays from the start (default 1)")
+    p.add_argument("--balanced", metavar="depth=D,window=X",
+                   help="keep positions an alpha-beta search of D plies scores within +-X for the side "
+                        "to move (an expected score 2p-1; default depth=6,window=0.2)")
+    p.add_argument("--unique", action="store_true",
+                   help="also drop mirror images and colour swaps of positions kept (RULES.md symmetries)")
+    p.add_argument("--seed", type=int, default=0, help="decides the random openings")
+    p.add_argument("--out", required=True, help="the suite file to write (read by tournament --openings FILE)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_openings)
     p = sub.add_parser("replay", help="a recorded game: boards in the terminal, an HTML replay, a GIF")
     p.add_argument("file", help="a JSON Lines records file (.jsonl or .jsonl.gz)")
     p.add_argument("--game", dest="game_id", metavar="ID",

@@ -17,16 +17,25 @@ from .. import own
 from ..adjudication import needs_scores, parse_adjudication
 from ..registry import AGENTS, make_agent, parse_spec
 from ..timecontrol import parse_time_control
+from .suites import suite_name, suite_names
 
 DEFAULT_MOVE_LIMIT = 120.0
 # The embedded default: `ludo-flow tournament GAME` with no agents.
 DEFAULT_AGENTS = ("random", "mcts:simulations=300", "mcts:simulations=3000",
                   "alphabeta:depth=3", "alphabeta:depth=5")
 DEFAULT_GAMES = 60
+# The embedded default's openings where no suite is shipped for the start (`default_openings`).
 # One random turn each: in Flow (two steps a turn) `random:plies=2` randomises White's turn
 # only, and Black then scores 69 % in alpha-beta self-play, against 42 % after one random turn
 # each (experiments/openings).
 DEFAULT_OPENINGS = "random:turns=1"
+# Games whose embedded default tournament plays the shipped balanced suite of its variant
+# (`openings="suite"`) instead. Flow: from `random:turns=1` White scores 62 % in alpha-beta
+# self-play and 12-14 % of a match's opening pairs are decided within 6 plies for both colours;
+# from the suite White scores 47 %, early pairs are under 1 %, and SPRTs of two known gains
+# decide in 8-11 % fewer games. Tolkuchka's suite evens White's score (52 % against 62 %) but
+# draws more, and one of the two SPRTs took 38 % more games: not its default (experiments/openings).
+SUITE_DEFAULT_GAMES = ("flow",)
 BACKENDS = ("local", "ray")
 MAX_GAMES = 10 ** 9          # games in one tournament: the finished-games bitset stays under 125 MB
 WORKERS_PER_CORE = 2         # more worker processes than this only share the cores
@@ -125,6 +134,16 @@ def _reports_scores(spec):
     return keys is None or "score" in keys
 
 
+def default_openings(game_name, variant, from_variant_start=True):
+    """Return the embedded default tournament's openings for a game's variant: "suite" where
+    the game plays its suite by default, one is shipped for the variant and the tournament
+    starts from the variant's start position; DEFAULT_OPENINGS otherwise."""
+    if (game_name in SUITE_DEFAULT_GAMES and from_variant_start
+            and suite_name(game_name, variant) in suite_names()):
+        return "suite"
+    return DEFAULT_OPENINGS
+
+
 def _whole(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -137,8 +156,9 @@ class TournamentConfig:
     agents      agent spec strings (a round robin), or the opponents of `gauntlet`; an agent
                 class or factory (or a functools.partial of one) becomes its `py:` spec
     games       games per pairing, even: games/2 openings, each played twice, colours swapped
-    openings    None (every game from the start), "random:plies=K", "random:turns=K", or the
-                path of a file of position strings (one a line)
+    openings    None (every game from the start), "random:plies=K", "random:turns=K",
+                "suite" (the package's balanced suite of the game's variant), "suite:NAME", or
+                the path of a file of position strings (one a line)
     seed        decides the openings and the agents' seeds (same seed, same schedule)
     out         the records file (JSON Lines; `.gz` compressed)
     gauntlet    an agent spec that plays each of `agents` (None: a round robin)

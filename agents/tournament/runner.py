@@ -29,7 +29,8 @@ from ..warmup import warm
 from .config import TournamentConfig, TournamentError
 from .games import mark_warm, play_slot
 from .output import RecordsOutput
-from .schedule import Schedule, parse_random_openings, random_opening, read_openings_file, derive_seed
+from .schedule import (Schedule, derive_seed, is_suite, parse_random_openings, random_opening, read_openings_file,
+                       read_suite)
 from .sprt import SprtTest
 
 
@@ -210,6 +211,9 @@ class Tournament:
             unit, length = parse_random_openings(text)
             random_opening(start_state, length, derive_seed(self.config.seed, "opening", 0), unit)
             return text, ("random", unit, length)
+        if is_suite(text):
+            name, positions = read_suite(self.game, text, self.config.seed)
+            return name, ("file", positions)
         positions, digest = read_openings_file(self.game, text)
         return f"file sha256:{digest}", ("file", positions)
 

@@ -2,6 +2,7 @@
 the records and in the ratings, and their bad input."""
 import pytest
 
+from clitext import messages
 from agents.adjudication import Adjudicator, adjudicate_record, parse_adjudication
 from agents.cli import main
 from agents.records import load_records
@@ -49,7 +50,7 @@ def test_bad_rules_are_one_line_exit_2(words, message, capsys):
     status = main(["tournament", "flow", "--agents", *PLAYERS, "--games", "2", "--quiet",
                    "--workers", "0", "--out", "/nonexistent/never.jsonl", "--adjudicate", *words])
     err = capsys.readouterr().err
-    assert status == 2 and err.count("\n") == 1
+    assert status == 2 and len(messages(err)) == 1
     assert __import__("re").search(message, err)
 
 

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from clitext import messages
 from agents.cli import main
 from agents.records import ReadReport, load_records, record_line
 
@@ -116,7 +117,7 @@ def test_duplicate_records_are_rated_once_and_conflicting_ones_refused_by_id(tmp
     for command in (["ratings", str(out)], ["replay", str(out), "--game", other["id"]]):
         assert main(command) == 2
         err = capsys.readouterr().err
-        assert f"game {other['id']!r} is recorded twice with different results" in err and err.count("\n") == 1
+        assert f"game {other['id']!r} is recorded twice with different results" in err and len(messages(err)) == 1
     assert small_tournament(out, "--resume") == 2
     assert out.read_bytes() == before
 
@@ -318,7 +319,7 @@ def test_malformed_records_get_one_line_naming_the_line(tmp_path, capsys, good_f
     for command in _commands(path, json.loads(lines[0])["id"]):
         assert main(command) == 2, command
         err = capsys.readouterr().err
-        assert "bad.jsonl:3:" in err and err.count("\n") == 1 and "Traceback" not in err, err
+        assert "bad.jsonl:3:" in err and len(messages(err)) == 1 and "Traceback" not in err, err
         assert path.read_bytes() == before
 
 
@@ -329,7 +330,7 @@ def test_deep_nesting_and_huge_numbers_are_refused_in_one_line(tmp_path, capsys)
         path.write_text(line + "\n")
         assert main(["ratings", str(path)]) == 2
         err = capsys.readouterr().err
-        assert "x.jsonl:1:" in err and err.count("\n") == 1
+        assert "x.jsonl:1:" in err and len(messages(err)) == 1
 
 
 def test_mutated_records_files_succeed_or_are_refused_in_one_line_unchanged(tmp_path_factory, good_file):
