@@ -315,10 +315,11 @@ def test_play_game_without_forfeits_raises_as_before(faulty_agents):
 
 
 def test_a_move_over_the_limit_forfeits_the_game(tmp_path):
-    t = Tournament("flow", ["mcts:simulations=20000", "random"], games=2, out=tmp_path / "m.jsonl",
-                   workers=0, move_limit=0.005, progress=False)
+    # the limit is far above a random move even on a loaded machine, far below 100,000 simulations
+    t = Tournament("flow", ["mcts:simulations=100000", "random"], games=2, out=tmp_path / "m.jsonl",
+                   workers=0, move_limit=0.15, progress=False)
     for r in t.run().records:
-        assert r["termination"] == "forfeit" and r[r["forfeit"]["side"]] == "mcts:simulations=20000"
+        assert r["termination"] == "forfeit" and r[r["forfeit"]["side"]] == "mcts:simulations=100000"
         assert r["forfeit"]["reason"].startswith("move limit: thought")
         assert r["result"] == ("0-1" if r["forfeit"]["side"] == "white" else "1-0")
 

@@ -27,6 +27,8 @@ import pytest
 from agents import warmup
 from ludo_flow import cache, compiling
 
+pytestmark = pytest.mark.slow  # compiles in subprocesses: outside the fast lane
+
 REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""
@@ -39,8 +41,6 @@ from agents import alphabeta, mcts
 from ludo_flow import cache, dispatch
 from ludo_flow.flow import kernels as flow_kernels
 from ludo_flow.specialize import for_game
-
-pytestmark = pytest.mark.slow  # compiles or starts processes: outside the fast lane
 
 full = sys.argv[1] == "full"
 score = None
