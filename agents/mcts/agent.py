@@ -174,7 +174,7 @@ class MCTSAgent(BaseAgent):
             # `Tree` and `INITIAL_NODES` are read from the package, where a test may replace them.
             first = min(memory, package.INITIAL_NODES)
             try:
-                self._tree = package.Tree(**tree_arrays(first, state_size))
+                self._tree = package.Tree(*tree_arrays(first, state_size))
             except MemoryError:
                 raise AgentError(f"mcts: {what}: the tree's first {tree_bytes(first, state_size)} "
                                  "bytes could not be allocated (too little free memory)") from None

@@ -95,16 +95,18 @@ def _shuffle(buf, n, rng):
 
 
 @njit(cache=True)
-def _back_up_minimax(tree, path, depth):
+def _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, term, minimax):
     """Recompute the minimax value (White's view) of each expanded node on `path[:depth]`,
-    deepest first, from its tried children (a proven child counts as its result); return None."""
+    deepest first, from its tried children (a proven child counts as its result); return None.
+    (The Tree's arrays taken apart: a call passes each array it takes, and this is called
+    every simulation.)"""
     for i in range(depth - 1, -1, -1):
         x = path[i]
-        if tree.term[x] != 0:
+        if term[x] != 0:
             continue
         # int64 counts, as the expansion passes: one compiled signature, not one per integer type
-        tree.minimax[x] = best_child_value(tree, np.int64(tree.first_child[x]),
-                                           np.int64(tree.n_tried[x]), tree.player[x])
+        minimax[x] = best_child_value(np.int64(first_child[x]), np.int64(n_tried[x]), player[x],
+                                      mover, proven, minimax)
 
 
 @game_jit(inline="always")
@@ -311,7 +313,8 @@ def _back_up(tree, settings, path, depth, r, expanded_leaf, newly_proven):
         if i > 0:
             value[x] += r if mover[x] == 0 else -r
     if settings.weight > 0.0:  # the leaf too, if it was expanded
-        _back_up_minimax(tree, path, depth + 1 if expanded_leaf else depth)
+        _back_up_minimax(path, depth + 1 if expanded_leaf else depth, tree.first_child,
+                         tree.n_tried, mover, tree.player, tree.proven, tree.term, tree.minimax)
     ctl = tree.ctl
     if depth > ctl[MAX_DEPTH]:
         ctl[MAX_DEPTH] = depth
@@ -386,8 +389,9 @@ def _simulate(game, tree, settings, evaluation, plays_out, sim_limit, deadline, 
                 if full:
                     return STOP_MEMORY
                 if expanded_leaf:  # the simulation ends here, scored by a one-ply search
-                    r = best_child_value(tree, np.int64(tree.first_child[node]),
-                                         np.int64(tree.n_children[node]), tree.player[node])
+                    r = best_child_value(np.int64(tree.first_child[node]),
+                                         np.int64(tree.n_children[node]), tree.player[node],
+                                         tree.mover, tree.proven, tree.minimax)
                     break
             node = _select(tree, settings, node, uct)
             depth += 1

@@ -94,9 +94,10 @@ class Tree(NamedTuple):
 
 
 def tree_arrays(max_nodes, state_size, ctl=None):
-    """Return {field: array} of an empty `Tree` of `max_nodes` nodes for states of `state_size`
-    words (uninitialised but for `ctl`, a new zeroed one unless given; `init_root` makes the
-    root). Raises MemoryError if they cannot be allocated."""
+    """Return the arrays of an empty `Tree` of `max_nodes` nodes for states of `state_size`
+    words, in the order of its fields (`Tree(*tree_arrays(...))`; uninitialised but for `ctl`,
+    a new zeroed one unless given; `init_root` makes the root). Raises MemoryError if they
+    cannot be allocated."""
     pool = max(64, max_nodes // 8)
     arrays = {}
     for name, dtype in (("parent", np.int32), ("action", np.int32), ("first_child", np.int32),
@@ -107,13 +108,13 @@ def tree_arrays(max_nodes, state_size, ctl=None):
         arrays[name] = np.empty(max_nodes, dtype=dtype)
     arrays["pool"] = np.empty((pool, state_size), dtype=np.uint64)
     arrays["ctl"] = np.zeros(CTL_SIZE, dtype=np.int64) if ctl is None else ctl
-    return arrays
+    return [arrays[name] for name in Tree._fields]
 
 
 def grown(tree, max_nodes):
     """Return a Tree of `max_nodes` nodes (more than `tree`'s) holding `tree`; its `ctl` is the
     same array (a Ctrl-C handler holding it still reaches it)."""
-    bigger = Tree(**tree_arrays(max_nodes, tree.pool.shape[1], ctl=tree.ctl))
+    bigger = Tree(*tree_arrays(max_nodes, tree.pool.shape[1], ctl=tree.ctl))
     n = int(tree.ctl[NODES])
     for name in Tree._fields:
         if name not in ("pool", "ctl"):
@@ -206,12 +207,11 @@ def propagate(tree, node):
 
 
 @njit(cache=True)
-def best_child_value(tree, f, n, player):
+def best_child_value(f, n, player, mover, proven, minimax):
     """Return the best minimax value (White's view) for `player` (0 White) among the n nodes
-    from f, a proven node counting as its result."""
-    mover = tree.mover
-    proven = tree.proven
-    minimax = tree.minimax
+    from f, a proven node counting as its result (`mover`, `proven`, `minimax`: the Tree's
+    arrays; taken apart, not as the tree, since the search calls this at every level of every
+    simulation and a call passes each array it takes)."""
     white = player == 0
     best = -2.0 if white else 2.0
     for ch in range(f, f + n):
