@@ -33,6 +33,7 @@ about to be searched; a node none of whose candidates is legal has no legal acti
 scored by the game's result.
 """
 import time
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
@@ -42,7 +43,7 @@ from ludo_flow.specialize import for_game, game_jit
 from ludo_flow.inlining import search_loop
 from ludo_flow.memory import prefetch_row, unowned
 
-from .base import AgentError, BaseAgent, Setting, check_memory, check_state
+from .base import PV_LENGTH, AgentError, BaseAgent, Setting, check_memory, check_state
 from .clock import Interrupts, now
 
 WIN = 1000.0
@@ -75,6 +76,70 @@ TT_WORDS = 4  # 32 bytes: an entry never straddles two cache lines
 # they get a small table of their own (256 KB: it stays in the core's cache, where a probe of
 # the main table is a cache miss), and their entries never evict deeper ones.
 SHALLOW_ENTRIES = 1 << 13
+
+
+class Tables(NamedTuple):
+    """The arrays one alpha-beta search works in, kept between the moves of a game (numpy;
+    `negamax` and `search` take them as this one bundle). P is MAX_PLY + 1, the plies a line
+    may hold; the table has R = `table_rows(tt)` rows."""
+
+    states: np.ndarray
+    """uint64 (P, state words): `states[ply]` is the position searched at `ply` of the
+    current line (`states[0]` the root)."""
+    moves: np.ndarray
+    """int32 (P, MAX_ACTIONS): the moves of the node at each ply, in the order of its stages."""
+    order: np.ndarray
+    """int64 (P, MAX_ACTIONS): the ordering score of each of `moves[ply]` (`_order_moves`)."""
+    tt: np.ndarray
+    """uint64 (R, TT_WORDS): the transposition table, one 32-byte entry a row: TT_KEY the full
+    key, TT_VALUE the score (read through `tt_values`), TT_INFO move, bound and depth
+    (`_tt_info`); the rows from `_split_table(R)[0]` on are the small table of depth-1 nodes."""
+    tt_values: np.ndarray
+    """float64 (R, TT_WORDS): the same memory as `tt`, an entry's value word as a float."""
+    killers: np.ndarray
+    """int32 (P, 2): two moves per ply that last caused a cutoff there (-1: none)."""
+    history: np.ndarray
+    """int64 (2, ACTION_SPACE): per player and action, depth^2 summed over its cutoffs."""
+    pv: np.ndarray
+    """int32 (P, P): `pv[ply, :pv_len[ply]]` is the best line found from the node at `ply`."""
+    pv_len: np.ndarray
+    """int64 (P,): the length of each `pv` row."""
+    frames: np.ndarray
+    """int64 (P, FRAME_INTS): the integer fields F_* of the node open at each ply."""
+    bounds: np.ndarray
+    """float64 (P, FRAME_FLOATS): the float fields B_* (window and best score) of each ply."""
+    keys: np.ndarray
+    """uint64 (P,): the table key of the node open at each ply."""
+
+
+def new_tables(state_size, entries):
+    """Return zeroed `Tables` for states of `state_size` words and a table of `entries`
+    entries (the `tt` setting; MemoryError if the table cannot be allocated)."""
+    # One row per entry (key, value, info, unused): a probe touches one cache line.
+    tt = np.zeros((table_rows(entries), TT_WORDS), dtype=np.uint64)
+    return Tables(
+        states=np.zeros((MAX_PLY + 1, state_size), dtype=np.uint64),
+        moves=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int32),
+        order=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int64),
+        tt=tt,
+        tt_values=tt.view(np.float64),  # the same memory: an entry's value word as a float
+        killers=np.full((MAX_PLY + 1, 2), -1, dtype=np.int32),
+        history=np.zeros((2, dispatch.ACTION_SPACE), dtype=np.int64),
+        pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), dtype=np.int32),
+        pv_len=np.zeros(MAX_PLY + 1, dtype=np.int64),
+        frames=np.zeros((MAX_PLY + 1, FRAME_INTS), dtype=np.int64),
+        bounds=np.zeros((MAX_PLY + 1, FRAME_FLOATS), dtype=np.float64),
+        keys=np.zeros(MAX_PLY + 1, dtype=np.uint64),
+    )
+
+
+@njit(cache=True, inline="always")
+def _unowned_tables(t):
+    """Return `t` as unowned views (see ludo_flow.memory): the Python caller owns the arrays
+    for the whole search, so the search needs no reference counting of them."""
+    return Tables(unowned(t.states), unowned(t.moves), unowned(t.order), unowned(t.tt),
+                  unowned(t.tt_values), unowned(t.killers), unowned(t.history), unowned(t.pv),
+                  unowned(t.pv_len), unowned(t.frames), unowned(t.bounds), unowned(t.keys))
 
 
 @njit(cache=True)
@@ -150,18 +215,30 @@ def _from_table(score, ply):
 
 @game_jit()
 @search_loop  # the game kernels are inlined here (see ludo_flow.inlining)
-def negamax(game, evaluation, top, depth, alpha, beta, states, moves, order, tt, tt_values, killers,
-            history, pv, pv_len, frames, bounds, keys, ctl, deadline):
-    """Return the score of `states[top]` for its player to move, searched `depth` plies deep.
+def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline):
+    """Return the score of `tables.states[top]` for its player to move, searched `depth` plies
+    deep.
 
     Fail-soft alpha-beta within (alpha, beta), iterative with one frame per ply (numba cannot
     load a recursive function from its cache): `frames[ply]` holds the int64 fields F_*,
-    `bounds[ply]` the float64 fields B_*, `keys[ply]` the node's table key. Returns 0.0 once
-    a budget stops the search (ctl[STOP] set: the caller must then ignore the value).
+    `bounds[ply]` the float64 fields B_*, `keys[ply]` the node's table key (`Tables`). Returns
+    0.0 once a budget stops the search (ctl[STOP] set: the caller must then ignore the value).
 
     Written as one function on purpose: numba increments and decrements the reference count
     of every array passed to a call, and helpers taking the frame arrays cost more in those
     atomic counts than in their work."""
+    states = tables.states
+    moves = tables.moves
+    order = tables.order
+    tt = tables.tt
+    tt_values = tables.tt_values
+    killers = tables.killers
+    history = tables.history
+    pv = tables.pv
+    pv_len = tables.pv_len
+    frames = tables.frames
+    bounds = tables.bounds
+    keys = tables.keys
     use_tt = tt.shape[0] > 0
     deep, shallow = _split_table(tt.shape[0])
     tt_mask = np.uint64(deep - 1) if use_tt else np.uint64(0)
@@ -457,28 +534,20 @@ def _order_moves(ply, n, player, moves, order, killers, history):
 
 
 @game_jit()
-def search(game, evaluation, root, max_depth, root_moves, states, moves, order, tt, tt_values,
-           killers, history, pv, pv_len, frames, bounds, keys, ctl, deadline, out_pv):
-    """Iteratively deepen from `root` over the actions in `root_moves` (their order breaks ties).
+def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline, out_pv):
+    """Iteratively deepen from `root` over the actions in `root_moves` (their order breaks ties),
+    working in `tables` (`Tables`).
 
     Returns (best action, its score, last finished depth, length of the pv written to `out_pv`)."""
     n = root_moves.size
     player = dispatch.current_player(game, root)
     # Every array the search touches per node is an unowned view (see ludo_flow.memory):
     # the Python caller owns them for the whole call, so no reference counting is needed.
-    states = unowned(states)
-    moves = unowned(moves)
-    order = unowned(order)
-    tt = unowned(tt)
-    tt_values = unowned(tt_values)
-    killers = unowned(killers)
-    history = unowned(history)
-    pv = unowned(pv)
-    pv_len = unowned(pv_len)
+    tables = _unowned_tables(tables)
+    states = tables.states
+    pv = tables.pv
+    pv_len = tables.pv_len
     ctl = unowned(ctl)
-    frames = unowned(frames)
-    bounds = unowned(bounds)
-    keys = unowned(keys)
     ctl[RUNNING] = 1  # a Ctrl-C now only sets ctl[INTERRUPTED] (see clock.Interrupts)
     # Element loops, not slice assignments: numba compiles a slice assignment with the
     # formatting of its shape-mismatch message, seconds of compile time in every caller.
@@ -501,13 +570,11 @@ def search(game, evaluation, root, max_depth, root_moves, states, moves, order, 
             # The ply as np.int64: a literal 1 is a type of its own to numba, and negamax's
             # callees compiled for it a second time, beside their int64 signatures.
             if dispatch.current_player(game, child) == player:
-                v = negamax(game, evaluation, np.int64(1), depth - 1, alpha, INF, states, moves,
-                            order, tt, tt_values, killers, history, pv, pv_len, frames,
-                            bounds, keys, ctl, deadline)
+                v = negamax(game, evaluation, np.int64(1), depth - 1, alpha, INF, tables, ctl,
+                            deadline)
             else:
-                v = -negamax(game, evaluation, np.int64(1), depth - 1, -INF, -alpha, states,
-                             moves, order, tt, tt_values, killers, history, pv, pv_len,
-                             frames, bounds, keys, ctl, deadline)
+                v = -negamax(game, evaluation, np.int64(1), depth - 1, -INF, -alpha, tables, ctl,
+                             deadline)
             if ctl[STOP]:
                 break
             complete += 1
@@ -574,8 +641,9 @@ class AlphaBetaAgent(BaseAgent):
     - `seldepth` (int): the deepest ply reached
     - `score` (float or None): the played move's score from the mover's view (a win found p
       plies down is 1000 - p); None when nothing was searched
-    - `pv` (list of int): the principal variation, starting with the move played (empty if
-      the search was stopped before it finished searching any move)
+    - `pv` (list of int): the principal variation, starting with the move played, at most
+      `PV_LENGTH` actions (empty if the search was stopped before it finished searching any
+      move)
     - `time` (float): seconds spent in `select_action`
     - `nodes_per_second` (float): nodes / time
     - `tt_hits` (int): nodes answered by the transposition table
@@ -626,30 +694,14 @@ class AlphaBetaAgent(BaseAgent):
         context = (game_id, array.size, int(for_game(dispatch.context_key, game_id)(array)))
         if self._tables is not None and self._tables_for == context:
             return self._tables
-        state_size = array.size
         size = self.options["tt"]
         self._tables = None
         try:
-            # One row per entry (key, value, info, unused): a probe touches one cache line.
-            tt = np.zeros((table_rows(size), TT_WORDS), dtype=np.uint64)
+            self._tables = new_tables(array.size, size)
         except MemoryError:
             check_memory("alphabeta", f"setting tt={size}", table_bytes(size))
             raise AgentError(f"alphabeta: setting tt={size}: the table's {table_bytes(size)} "
                              "bytes could not be allocated (too little free memory)") from None
-        self._tables = dict(
-            states=np.zeros((MAX_PLY + 1, state_size), dtype=np.uint64),
-            moves=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int32),
-            order=np.zeros((MAX_PLY + 1, dispatch.MAX_ACTIONS), dtype=np.int64),
-            tt=tt,
-            tt_values=tt.view(np.float64),  # the same memory: an entry's value word as a float
-            killers=np.full((MAX_PLY + 1, 2), -1, dtype=np.int32),
-            history=np.zeros((2, dispatch.ACTION_SPACE), dtype=np.int64),
-            pv=np.zeros((MAX_PLY + 1, MAX_PLY + 1), dtype=np.int32),
-            pv_len=np.zeros(MAX_PLY + 1, dtype=np.int64),
-            frames=np.zeros((MAX_PLY + 1, FRAME_INTS), dtype=np.int64),
-            bounds=np.zeros((MAX_PLY + 1, FRAME_FLOATS), dtype=np.float64),
-            keys=np.zeros(MAX_PLY + 1, dtype=np.uint64),
-        )
         self._tables_for = context
         return self._tables
 
@@ -674,14 +726,11 @@ class AlphaBetaAgent(BaseAgent):
         budget = self.options["time"]
         deadline = start + budget if budget > 0 else np.inf
         out_pv = np.zeros(MAX_PLY + 1, dtype=np.int32)
-        t["killers"].fill(-1)
-        t["history"] //= 8  # keep old cutoff statistics as a hint, not a rule
+        t.killers.fill(-1)
+        np.floor_divide(t.history, 8, out=t.history)  # old cutoffs: a hint, not a rule
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
             action, score, depth, pv_n = self.search_functions(game_id)[0](
-                array.copy(),
-                self.options["depth"], legal, t["states"], t["moves"], t["order"], t["tt"], t["tt_values"],
-                t["killers"], t["history"], t["pv"], t["pv_len"], t["frames"], t["bounds"],
-                t["keys"], ctl, deadline, out_pv)
+                array.copy(), self.options["depth"], legal, t, ctl, deadline, out_pv)
         elapsed = time.perf_counter() - start
         stopped = "depth"
         if interrupts.interrupted:
@@ -696,7 +745,7 @@ class AlphaBetaAgent(BaseAgent):
         self.last_stats = {
             "nodes": int(ctl[NODES]), "depth": int(depth), "seldepth": int(ctl[SELDEPTH]),
             "score": float(score) if pv_n > 0 else None,
-            "pv": [int(a) for a in out_pv[:pv_n]], "time": elapsed,
+            "pv": [int(a) for a in out_pv[:min(pv_n, PV_LENGTH)]], "time": elapsed,
             "nodes_per_second": float(ctl[NODES]) / elapsed if elapsed > 0 else 0.0,
             "tt_hits": int(ctl[TT_HITS]), "stopped": stopped,
         }

@@ -36,6 +36,8 @@ def _digits(n):
 # Used when the machine's memory cannot be read (os.sysconf is missing, e.g. on Windows).
 FALLBACK_MEMORY_BYTES = 64 << 30
 
+PV_LENGTH = 8  # the most actions of a principal variation in a search's `last_stats["pv"]`
+
 
 def machine_memory():
     """Return the machine's physical memory in bytes (FALLBACK_MEMORY_BYTES if unknown)."""
