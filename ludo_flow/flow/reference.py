@@ -1,7 +1,7 @@
 """Flow reference engine: a slow, plain-Python transcription of the Flow rules in RULES.md.
 
 It exists to be obviously correct, not fast: tests run it in lockstep with the numba kernels
-and benchmarks use it as the baseline. It shares no code with `kernels.py` on purpose.
+and benchmarks use it as the baseline. It shares no code with the kernels on purpose.
 
 Squares are rank_index * 8 + file_index on every board size (a1 = 0, h8 = 63).
 Actions: a step from square f to square t is `f * 64 + t`; choosing square s to wash is
