@@ -41,7 +41,6 @@ _K2 = uint64(0xD1B54A32D192ED03)
 _K3 = uint64(0x8CB92BA72F3D8DD7)
 
 
-
 class BoardShape(NamedTuple):
     """A board's squares and size, bundled where a kernel takes them together (`rules._at_rest`)."""
 
