@@ -13,6 +13,8 @@ afterwards (`merge_cache`). The merge uses numba's cache-file class `IndexDataCa
 its private methods (`_load_index`, `_save_index`, `_data_name`, `_data_path`,
 `_open_for_write`), tested with the numba versions in `TESTED_NUMBA`; with any other numba
 the helpers are not used and everything compiles in this process (`compile_jobs` returns 1).
+pyproject.toml pins numba below the next minor version for this reason (`numba>=0.58,<0.69`;
+docs/numba.md): raise the pin and `TESTED_NUMBA` together, once the tests pass with the new numba.
 """
 import os
 import shutil

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_versions.py --before REV [--game flow tolkuchka] [--rounds 7]
                                         [--rows perft playouts mcts mcts_uct alphabeta]
-                                        [--scale 1.0]
+                                        [--scale 1.0] [--clock wall|cpu]
 
 The packages ludo_flow and agents as they are at revision REV are exported into a temporary
 folder and imported under other names (ludo_flow_before, agents_before), next to this tree's;
@@ -15,7 +15,10 @@ figure is the median over the rounds of the ratio new / old measured in the same
 min and max). The work (leaves, nodes, simulations) of the two versions is printed side by side:
 equal figures say the two compute the same thing. The seconds of each version's first call
 (compiling) are reported apart. On a busy machine shorter samples and more rounds pair the two
-versions more closely in time: `--scale 0.25 --rounds 25` (scales all but perft's work). Writes benchmarks/results/versions.json.
+versions more closely in time: `--scale 0.25 --rounds 25` (scales all but perft's work), and
+`--clock cpu` times each sample by this process's CPU time (`time.process_time`) instead of the
+wall clock, so the time other processes take the cores from it does not count (the samples are
+single-threaded). Writes benchmarks/results/versions.json.
 """
 import argparse
 import os
@@ -33,6 +36,7 @@ sys.path.insert(0, str(HERE))
 from _common import figure, machine, report  # noqa: E402
 
 ROWS = ("perft", "playouts", "mcts", "mcts_uct", "alphabeta")
+CLOCK = [time.perf_counter]  # what a sample is timed by (--clock)
 SIZES = {"perft": {"flow": 5, "tolkuchka": 7}, "playouts": 5000, "mcts": 20000, "mcts_uct": 5000,
          "alphabeta": 1000000}
 _IMPORT = re.compile(r"^(\s*)(from|import)\s+(ludo_flow|agents)\b", re.M)
@@ -82,21 +86,21 @@ def samplers(ludo_flow, agents, name, rows):
 
     def perft():
         depth = SIZES["perft"][name]
-        start = time.perf_counter()
+        start = CLOCK[0]()
         leaves = int(kernels.perft(state.array, depth))
-        return leaves, time.perf_counter() - start
+        return leaves, CLOCK[0]() - start
 
     def playouts():
-        start = time.perf_counter()
+        start = CLOCK[0]()
         plies = int(loop(state.array, new_rng(next(seeds)), SIZES["playouts"]))
-        return plies, time.perf_counter() - start
+        return plies, CLOCK[0]() - start
 
     def search(spec, work):
         def sample():
             agent = agents.make_agent(spec, game)
-            start = time.perf_counter()
+            start = CLOCK[0]()
             agent.select_action(state)
-            return agent.last_stats[work], time.perf_counter() - start
+            return agent.last_stats[work], CLOCK[0]() - start
         return sample
 
     found["perft"] = perft
@@ -116,8 +120,11 @@ def main():
     parser.add_argument("--rounds", type=int, default=7)
     parser.add_argument("--scale", type=float, default=1.0,
                         help="multiply the work of a sample (playouts, simulations, nodes)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time each sample by the wall clock or by this process's CPU time")
     parser.add_argument("--out", default=str(HERE / "results" / "versions.json"))
     args = parser.parse_args()
+    CLOCK[0] = time.process_time if args.clock == "cpu" else time.perf_counter
     for row in ("playouts", "mcts", "mcts_uct", "alphabeta"):
         SIZES[row] = max(1, int(SIZES[row] * args.scale))
     folder = tempfile.mkdtemp(prefix="ludo_flow_bench_versions_")
@@ -175,7 +182,7 @@ def main():
                "after_modified": subprocess.run(
                    ["git", "-C", str(ROOT), "status", "--porcelain", "--", "ludo_flow", "agents"],
                    capture_output=True, text=True).stdout.splitlines(),
-               "rounds": args.rounds, "sizes": SIZES, "machine": machine(),
+               "rounds": args.rounds, "clock": args.clock, "sizes": SIZES, "machine": machine(),
                "load_average": [load_at_start, os.getloadavg()], "games": payload_games}
     report(f"Speed new / old, paired in one process ({args.rounds} rounds, alternating)",
            table, payload, args.out)

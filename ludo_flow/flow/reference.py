@@ -1,7 +1,7 @@
 """Flow reference engine: a slow, plain-Python transcription of the Flow rules in RULES.md.
 
 It exists to be obviously correct, not fast: tests run it in lockstep with the numba kernels
-and benchmarks use it as the baseline. It shares no code with `kernels.py` on purpose.
+and benchmarks use it as the baseline. It shares no code with the kernels on purpose.
 
 Squares are rank_index * 8 + file_index on every board size (a1 = 0, h8 = 63).
 Actions: a step from square f to square t is `f * 64 + t`; choosing square s to wash is
@@ -167,17 +167,22 @@ class FlowRef:
     __slots__ = ("width", "height", "pieces", "side", "step", "first", "turns", "max_turns",
                  "choosing", "seen", "winner", "ending", "_legal")
 
-    def __init__(self, width, height, pieces, side, step, first, turns, max_turns,
-                 choosing=False, seen=(), winner=None, ending=None):
+    def __init__(self, width, height, pieces, side, step, first, turns, max_turns, seen=(),
+                 ending=None):
+        """A position; `seen` (the choose phase only, never empty there) holds the arrangements
+        since the current step began, in order of creation; `ending` ends the game: "far_edge"
+        (the side to move, whose step ended it, wins) or "opponent_far_edge" (the other wins)."""
         self.width, self.height = width, height
         self.pieces = dict(pieces)
         self.side, self.step, self.first = side, step, first
         self.turns, self.max_turns = turns, max_turns
-        self.choosing = choosing
-        # arrangements since the current step began (choose phase only), in order of creation
         self.seen = tuple(seen)
-        self.winner = winner
-        self.ending = ending  # with a winner: "far_edge" or "opponent_far_edge"
+        self.choosing = bool(self.seen)
+        self.ending = ending
+        self.winner = None
+        if ending is not None:
+            colour = side if ending == "far_edge" else 1 - side
+            self.winner = "white" if colour == WHITE else "black"
         self._legal = None
 
     @classmethod
@@ -331,7 +336,7 @@ class FlowRef:
             candidates = wall_candidates(pieces, self.width, self.height)
             if len(candidates) >= 2:
                 return FlowRef(self.width, self.height, pieces, self.side, self.step, tracked,
-                               self.turns, self.max_turns, choosing=True, seen=seen)
+                               self.turns, self.max_turns, seen=seen)
             if not candidates:
                 return self._end_step(pieces, tracked)
             pieces, tracked = wash(pieces, candidates[0], self.height, tracked)
@@ -350,7 +355,6 @@ class FlowRef:
             if on_far_edge(colour):
                 return FlowRef(self.width, self.height, pieces, self.side, self.step, tracked,
                                self.turns, self.max_turns,
-                               winner="white" if colour == WHITE else "black",
                                ending="far_edge" if colour == mover else "opponent_far_edge")
         next_turn = FlowRef(self.width, self.height, pieces, opponent, 1, None,
                             self.turns + 1, self.max_turns)

@@ -6,7 +6,7 @@ agents call from Python (cache hits, no misses). A closure or a function passed 
 would miss here.
 
 Never stale: numba checks only the file a function is defined in, and alpha-beta's search
-(agents/alphabeta.py) has Flow's `evaluate` (ludo_flow/flow/kernels.py) inlined. The library keys
+(agents/alphabeta.py) has Flow's `evaluate` (ludo_flow/flow/kernels/evaluation.py) inlined. The library keys
 its cache folder on a hash of all its sources, so after an edit to `evaluate` in place the next
 process compiles a search that sees the edit. These run on a copy of the package in a temporary
 folder (PYTHONPATH, with the copy as working directory), so the edit never touches the tree under
@@ -113,7 +113,7 @@ def run_script(root, base, mode):
 
 def edit_evaluate(root):
     """Make Flow's `evaluate` in the copy return 0.5 on every position (an edit in place)."""
-    path = root / "ludo_flow" / "flow" / "kernels.py"
+    path = root / "ludo_flow" / "flow" / "kernels" / "evaluation.py"
     text = path.read_text()
     found = re.search(r"\n(@njit\([^\n]*\))\ndef evaluate\(state\):", text)
     assert found, "Flow's evaluate not found"
@@ -173,7 +173,7 @@ def test_numba_caches_every_function_of_the_package_in_the_keyed_folder():
 
 def test_the_key_covers_every_source_file_of_both_packages():
     files = [rel for rel, _ in cache.source_files()]
-    assert "ludo_flow/flow/kernels.py" in files and "agents/alphabeta.py" in files
+    assert "ludo_flow/flow/kernels/evaluation.py" in files and "agents/alphabeta.py" in files
     assert all(f.endswith(".py") and "__pycache__" not in f for f in files)
     assert cache.source_hash()[0] == __import__("ludo_flow").__version__
 

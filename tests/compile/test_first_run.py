@@ -149,6 +149,11 @@ def run_twice_on_a_copy(tmp_path, script, **env_vars):
     return runs
 
 
+# Tolkuchka's legal_actions, apply and perft as `compiling.compile_counts` names them (module and name).
+KERNEL_NAMES = ("ludo_flow.tolkuchka.kernels.moves.legal_actions", "ludo_flow.tolkuchka.kernels.rules.apply",
+                "ludo_flow.tolkuchka.kernels.perft")
+
+
 def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_path):
     # Two helpers compile the engine's two roots at once, each into a private copy of the
     # cache that is merged; this process then compiles only perft, and a second process
@@ -163,10 +168,10 @@ def test_a_first_run_compiled_in_helper_processes_leaves_a_complete_cache(tmp_pa
               "print(json.dumps([sorted(helped), sorted(info.compiled)]))")
     (helped, first), (helped_again, second) = run_twice_on_a_copy(
         tmp_path, script, LUDO_FLOW_COMPILE_JOBS="2")
-    kernels = "ludo_flow.tolkuchka.kernels."
-    assert kernels + "legal_actions" in helped and kernels + "apply" in helped
-    assert kernels + "legal_actions" not in first and kernels + "apply" not in first
-    assert kernels + "perft" in first
+    legal, apply, perft = KERNEL_NAMES
+    assert legal in helped and apply in helped
+    assert legal not in first and apply not in first
+    assert perft in first
     assert helped_again == [] and second == []
 
 
@@ -184,11 +189,11 @@ def test_a_split_first_run_compiles_one_half_here_and_leaves_a_complete_cache(tm
               "print(json.dumps([len(stages), sorted(info.compiled), here]))")
     (stages, compiled, here), (stages_again, compiled_again, here_again) = run_twice_on_a_copy(
         tmp_path, script)
-    kernels = "ludo_flow.tolkuchka.kernels."
+    legal, apply, perft = KERNEL_NAMES
     assert stages == 1  # one stage of two tasks
-    assert {kernels + "legal_actions", kernels + "apply", kernels + "perft"} <= set(compiled)
-    assert kernels + "apply" in here and kernels + "perft" in here
-    assert kernels + "legal_actions" not in here  # the helper's, loaded from the merged cache
+    assert {legal, apply, perft} <= set(compiled)
+    assert apply in here and perft in here
+    assert legal not in here  # the helper's, loaded from the merged cache
     assert stages_again == 0 and compiled_again == [] and here_again == []
 
 
