@@ -11,7 +11,7 @@
    process, so one left by a killed runner never blocks a resume.
 3. `existing(check_record)` reads every line of a resumed file and checks it (the record
    schema of `agents.records`, then the caller's check: same tournament, an id of its
-   schedule, no id twice with another result) before anything is written or cut: a file that
+   schedule; the caller refuses an id twice with another result) before anything is written or cut: a file that
    is not this tournament's records is refused and left byte-identical. Only then does
    `cut_tail()` remove what a kill left unfinished (a last line without its newline, a cut
    gzip member).
@@ -118,7 +118,7 @@ class RecordsOutput:
         """Yield each record of the file after `check(record)` accepted it; a bad line raises
         TournamentError naming it (the file is untouched). Read it whole before writing."""
         try:
-            for record in iter_records(self.path, self.report, seen={}):
+            for record in iter_records(self.path, self.report):  # the caller counts repeats
                 check(record)
                 yield record
         except RecordError as err:
