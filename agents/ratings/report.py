@@ -108,10 +108,20 @@ class RuleSets:
 
     def __init__(self):
         self._seen = OrderedDict()          # key -> [label, records]
+        self._known = {}                    # repr of (game, variant, params) -> key, label
 
     def add(self, record, k):
         """Count record number `k` (RatingsError if it is not an object or its rules are not JSON)."""
-        key, label = _rules(record, k)
+        if not isinstance(record, dict):
+            raise RatingsError(f"record {k} is {_kind(record)}, not an object")
+        # equal reprs, equal JSON: the key of the rules met before is looked up, not made again
+        short = repr((record.get("game"), record.get("variant"), record.get("params")))
+        found = self._known.get(short)
+        if found is None:
+            found = _rules(record, k)
+            if len(self._known) < 1000:     # a file of ever new rules is not held in memory
+                self._known[short] = found
+        key, label = found
         entry = self._seen.get(key)
         if entry is None:
             self._seen[key] = [label, 1]
