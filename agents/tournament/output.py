@@ -1,4 +1,4 @@
-"""The records file of a running tournament: checked, locked, read whole, then appended to.
+"""The records file of a running tournament: checked, locked, read once (streaming), then appended to.
 
 `RecordsOutput(path)` is the runner's only door to its file:
 
@@ -9,7 +9,7 @@
    OS lock on it for the whole run (`flock`; `msvcrt.locking` on Windows): a second runner on
    the same file refuses at once and names the process that holds it. The lock goes with its
    process, so one left by a killed runner never blocks a resume.
-3. `existing(check_record)` reads every line of a resumed file and checks it (the record
+3. `existing(check_record)` reads every line of a resumed file, streaming, and checks it (the record
    schema of `agents.records`, then the caller's check: same tournament, an id of its
    schedule; the caller refuses an id twice with another result) before anything is written or cut: a file that
    is not this tournament's records is refused and left byte-identical. Only then does

@@ -62,20 +62,23 @@ def tournament(n, folder, workers):
     return row
 
 
-ID = re.compile(rb'^\{"id":"p0-o\d+-([01])","pair":"([0-9a-f]{8})-p0-o\d+"')
+ID = re.compile(rb'^\{"id":"p0-o(\d+)-([01])","pair":"([0-9a-f]{8})-p0-o\d+"')
 
 
 def synthesise(template, n, out):
-    """Write `n` records: the template's lines in turn, each pair of lines given a new opening number."""
+    """Write `n` records: the template's lines in schedule order, again and again, each pair of
+    lines (one opening, colours swapped) given a new opening number."""
     with open(template, "rb") as fh:
         lines = [line for line in fh if ID.match(line)]
     if len(lines) < 2:
         sys.exit(f"{template} holds no records of a two-agent tournament")
+    lines.sort(key=lambda line: tuple(int(g) for g in ID.match(line).groups()[:2]))
+    lines = lines[:len(lines) // 2 * 2]
     with open(out, "wb") as fh:
         for k in range(n):
             line = lines[k % len(lines)]
             swap = b"%d" % (k % 2)
-            fh.write(ID.sub(lambda m: b'{"id":"p0-o%d-%s","pair":"%s-p0-o%d"' % (k // 2, swap, m.group(2), k // 2),
+            fh.write(ID.sub(lambda m: b'{"id":"p0-o%d-%s","pair":"%s-p0-o%d"' % (k // 2, swap, m.group(3), k // 2),
                             line, count=1))
 
 
