@@ -162,6 +162,8 @@ def _bounded_int(text):
     return int(text)
 
 
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_BOUNDED_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_bounded_int)
 _LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
 _LONG_DIGITS_BYTES = re.compile(rb"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
 
@@ -171,9 +173,13 @@ def parse_record(line):
     long_number = _LONG_DIGITS_BYTES if isinstance(line, (bytes, bytearray)) else _LONG_DIGITS
     # Integers are checked one by one only where the line has a run of digits that long: a
     # hook called for every number would cost a fifth of the parse.
-    bounded = {"parse_int": _bounded_int} if long_number.search(line) else {}
+    decoder = _BOUNDED_DECODER if long_number.search(line) else _DECODER
     try:
-        value = json.loads(line, parse_constant=_refuse_constant, **bounded)
+        if isinstance(line, (bytes, bytearray)):  # as json.loads does, with a decoder made once
+            line = line.decode(json.detect_encoding(line), "surrogatepass")
+        elif line.startswith("\ufeff"):
+            raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
+        value = decoder.decode(line)
     except RecursionError:
         raise RecordError("the line nests too deeply to be a record") from None
     except (ValueError, UnicodeDecodeError) as err:  # JSONDecodeError is a ValueError

@@ -1,13 +1,15 @@
 """Measure what a large tournament costs: the runner's peak memory and time, and `ratings`'.
 
     python experiments/scale/run.py tournament 10000 100000 1000000 [--dir DIR] [--workers 2]
+    python experiments/scale/run.py resume 1000000 [--dir DIR]
     python experiments/scale/run.py ratings 100000 1000000 --template FILE [--dir DIR]
     python experiments/scale/run.py table
 
 `tournament N` plays N random-vs-random Flow games (`ludo-flow tournament flow --agents random
 random:seed=1 --games N --workers 2`) in a child process and records that process's peak RSS
 (`getrusage(RUSAGE_SELF).ru_maxrss`: the runner alone, not its workers), wall and CPU seconds.
-`ratings N` writes a records file of N valid records, made from the records of a real
+`resume N` resumes that finished tournament: the runner reads its file once, checks every
+record, plays nothing and prints the report. `ratings N` writes a records file of N valid records, made from the records of a real
 tournament (`--template`) with new ids and pairs (cheaper than playing the games again), and
 rates it with `ludo-flow ratings` in a child process, measured the same way. Each measurement
 is appended to results.jsonl beside this script; `table` prints them as markdown.
@@ -37,28 +39,30 @@ def child(argv):
                       "peak_rss_mb": usage.ru_maxrss / 1024}), file=sys.stderr)
 
 
-def measure(kind, n, argv, extra):
-    """Run `argv` in a child process; append and return its measurement."""
+def measure(kind, n, argv, extra, out=None):
+    """Run `argv` in a child process; append and return its measurement (with the size of `out`)."""
     done = subprocess.run([sys.executable, __file__, "_child", *argv], cwd=ROOT, capture_output=True, text=True)
     try:
         cost = json.loads(done.stderr.strip().splitlines()[-1])
     except (IndexError, ValueError):
         sys.exit(f"the measured command failed: {done.stderr[-2000:]}")
     row = {"kind": kind, "n": n, **cost, **extra, "load_avg": os.getloadavg()[0], "when": time.strftime("%Y-%m-%d %H:%M")}
+    if out is not None:
+        row["file_mb"] = os.path.getsize(out) / 2 ** 20
     with open(RESULTS, "a") as fh:
         fh.write(json.dumps(row) + "\n")
     print(json.dumps(row), flush=True)
     return row
 
 
-def tournament(n, folder, workers):
+def tournament(n, folder, workers, resume=False):
     out = os.path.join(folder, f"tournament-{n}.jsonl")
-    if os.path.exists(out):
+    if os.path.exists(out) and not resume:
         os.unlink(out)
-    row = measure("tournament", n, ["tournament", "flow", "--agents", "random", "random:seed=1", "--games", str(n),
-                                    "--workers", str(workers), "--quiet", "--out", out],
-                  {"workers": workers})
-    row["file_mb"] = os.path.getsize(out) / 2 ** 20
+    row = measure("resume" if resume else "tournament", n,
+                  ["tournament", "flow", "--agents", "random", "random:seed=1", "--games", str(n),
+                   "--workers", str(workers), "--quiet", "--out", out] + (["--resume"] if resume else []),
+                  {"workers": workers}, out)
     return row
 
 
@@ -86,7 +90,7 @@ def ratings(n, folder, template):
     path = os.path.join(folder, f"records-{n}.jsonl")
     if not os.path.exists(path):
         synthesise(template, n, path)
-    row = measure("ratings", n, ["ratings", path], {"file_mb": os.path.getsize(path) / 2 ** 20})
+    row = measure("ratings", n, ["ratings", path], {}, path)
     return row
 
 
@@ -103,7 +107,7 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "_child":
         return child(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["tournament", "ratings", "table"])
+    parser.add_argument("what", choices=["tournament", "resume", "ratings", "table"])
     parser.add_argument("n", type=int, nargs="*")
     parser.add_argument("--dir", default="/tmp/ludo-flow-scale")
     parser.add_argument("--workers", type=int, default=2)
@@ -113,8 +117,8 @@ def main():
     if args.what == "table":
         return table()
     for n in args.n:
-        if args.what == "tournament":
-            tournament(n, args.dir, args.workers)
+        if args.what in ("tournament", "resume"):
+            tournament(n, args.dir, args.workers, resume=args.what == "resume")
         else:
             ratings(n, args.dir, args.template)
 
