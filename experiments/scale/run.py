@@ -96,11 +96,11 @@ def ratings(n, folder, template):
 
 def table():
     rows = [json.loads(line) for line in open(RESULTS)]
-    print("| what | n | peak RSS (MB) | wall (s) | CPU (s) | file (MB) | load average |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
+    print("| what | n | peak RSS (MB) | wall (s) | CPU (s) | file (MB) | load average | note |")
+    print("|---|---:|---:|---:|---:|---:|---:|---|")
     for r in rows:
         print(f"| {r['kind']} | {r['n']:,} | {r['peak_rss_mb']:.0f} | {r['wall_s']:.0f} | {r['cpu_s']:.0f} | "
-              f"{r.get('file_mb', 0):.0f} | {r['load_avg']:.1f} |")
+              f"{r.get('file_mb', 0):.0f} | {r['load_avg']:.1f} | {r.get('note', '')} |")
 
 
 def main():
