@@ -16,7 +16,7 @@ import importlib
 _HOMES = {"Agent": "base", "AgentError": "base", "BaseAgent": "base", "SearchInterrupted": "base",
           "Setting": "base", "AGENTS": "registry", "make_agent": "registry", "parse_spec": "registry",
           "describe_agents": "registry", "RandomAgent": "random_agent", "AlphaBetaAgent": "alphabeta",
-          "MCTSAgent": "mcts", "HumanAgent": "human"}
+          "MCTSAgent": "mcts", "HumanAgent": "human", "view": "viewer"}
 
 __all__ = list(_HOMES)
 

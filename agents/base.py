@@ -2,7 +2,9 @@
 import difflib
 import math
 import os
-from typing import Protocol, runtime_checkable
+from typing import NamedTuple, Protocol, runtime_checkable
+
+from .timecontrol import TimeManager, clocked_options
 
 
 class AgentError(ValueError):
@@ -143,12 +145,24 @@ class Setting:
         return f"{key}={self.default!r}: {self.help}"
 
 
+class ClockReading(NamedTuple):
+    """What an agent is told of its clock before a move (see `BaseAgent.set_clock`)."""
+
+    remaining: float         # seconds left on its clock
+    increment: float         # seconds added after each move
+    moves_to_go: int | None  # moves left in the period (None: the rest of the game)
+
+
 class BaseAgent:
-    """Shared plumbing: settings from keyword arguments, `name`, `spec()`, `last_stats`."""
+    """Shared plumbing: settings from keyword arguments, `name`, `spec()`, `last_stats`, and
+    the clock (`set_clock`, `clock`)."""
 
     agent_name = ""
     settings = {}  # key -> Setting
     STATS_KEYS = ()  # the keys of `last_stats` after every select_action (documented per agent)
+    clock = None       # the last ClockReading given by set_clock (None: no clock)
+    _unclocked = None  # the agent's own settings while a clock has replaced some of them
+    _time_manager = None  # the TimeManager of the game being played on a clock
 
     def __init__(self, **options):
         unknown = sorted(set(options) - set(self.settings))
@@ -167,14 +181,42 @@ class BaseAgent:
         return self.spec()
 
     def spec(self):
-        """Return the spec string that rebuilds this agent (only non-default settings)."""
-        parts = [f"{k}={v}" for k, v in self.options.items()
+        """Return the spec string that rebuilds this agent (only non-default settings; the
+        agent's own, not those a clock set for one move)."""
+        options = self.options if self._unclocked is None else self._unclocked
+        parts = [f"{k}={v}" for k, v in options.items()
                  if v != self.settings[k].default]
         return self.agent_name + (":" + ",".join(parts) if parts else "")
 
     def reset(self, seed=None):
         """Start a new game; with a seed, reseed the agent's random generator."""
         raise NotImplementedError
+
+    def set_clock(self, remaining, increment=0.0, moves_to_go=None):
+        """Tell the agent its clock before its next move: `remaining` seconds left, `increment`
+        seconds added after each move, `moves_to_go` moves left in the period (None: the rest
+        of the game); `remaining=None` takes the clock away (after a game).
+
+        The default time manager (`agents.timecontrol.TimeManager`, one a game) sets the
+        agent's `time` setting for the move to its allotment (a `time` in its spec caps it)
+        and lifts the depth and simulation budgets its spec leaves at their defaults; an agent
+        without a `time` setting keeps its settings and may read `self.clock`. An agent class
+        can override this to manage its time its own way."""
+        if remaining is None:
+            if self._unclocked is not None:
+                self.options = self._unclocked
+            self._unclocked = None
+            self._time_manager = None
+            self.clock = None
+            return
+        if self._unclocked is None:
+            self._unclocked = self.options
+        if self._time_manager is None:
+            self._time_manager = TimeManager()
+        self.clock = ClockReading(float(remaining), float(increment),
+                                  None if moves_to_go is None else int(moves_to_go))
+        self.options = clocked_options(self._unclocked, self.settings,
+                                       self._time_manager.allot(remaining, increment, moves_to_go))
 
     def __repr__(self):
         return f"<{type(self).__name__} {self.spec()}>"

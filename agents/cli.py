@@ -60,6 +60,16 @@ def add_position_options(parser):
                         help="a game parameter (repeatable): max_turns, quiet_plies, max_plies")
 
 
+def add_clock_options(parser):
+    """Add --tc and --time-margin (game clocks, in fastchess's syntax)."""
+    parser.add_argument("--tc", metavar="[MOVES/][MIN:]SEC[+INC]",
+                        help="game clocks, per side per game, in seconds as fastchess writes them: "
+                        "10+0.1 (10 s and 0.1 s a move), 40/60 (60 s every 40 moves); a move is one "
+                        "decision; a fallen flag loses (time_forfeit); agents manage their time")
+    parser.add_argument("--time-margin", type=float, metavar="MS",
+                        help="milliseconds a clock may fall below zero before its flag falls (default 0)")
+
+
 def game_from_args(args):
     """Return the Game the shared options name."""
     if args.game not in GAMES:
@@ -173,10 +183,13 @@ def cmd_play(args):
     """Play a game between two agents; print its moves and end with the result line."""
     from .play import play_game
     game = game_from_args(args)
+    clock = _time_control_from_args(args)
     white = _make_agent(args.white, game)
     black = _make_agent(args.black, game)
     warmup.warm(game, specs=[args.white, args.black])
     state = state_from_args(args, game)
+    if clock is not None:
+        warmup.warm_for_clocks(game, state, [args.white, args.black])
     ply = [0]
 
     def show(before, action, agent):
@@ -188,25 +201,55 @@ def cmd_play(args):
                 print(f"    {line}")
 
     try:
-        record = play_game(state, white, black, seed=args.seed, on_move=show)
+        record = play_game(state, white, black, seed=args.seed, on_move=show, time_control=clock)
     except ValueError as err:
         raise CommandError(str(err)) from None
+    _print_clocks(record)
     print(record["result"])
+
+
+def _time_control_from_args(args):
+    """Return the TimeControl of --tc and --time-margin (None without --tc); one-line errors."""
+    from .timecontrol import parse_time_control, parse_time_margin
+    margin = 0.0 if args.time_margin is None else args.time_margin
+    try:
+        parse_time_margin(margin)
+    except ValueError as err:
+        raise CommandError(f"--time-margin: {err}") from None
+    if args.tc is None:
+        if margin:
+            raise CommandError("--time-margin needs a time control: give --tc too")
+        return None
+    try:
+        return parse_time_control(args.tc, margin)
+    except ValueError as err:
+        raise CommandError(f"--tc: {err}") from None
+
+
+def _print_clocks(record):
+    """Print a clocked game's clocks at its end, and who lost on time."""
+    if record.get("time_control") is None:
+        return
+    print(f"# clocks ({record['time_control']}): White {record['clock_white']:.3f} s, "
+          f"Black {record['clock_black']:.3f} s")
+    forfeit = record.get("forfeit")
+    if forfeit and record.get("termination") == "time_forfeit":
+        print(f"# {forfeit['side'].capitalize()} lost on time: {forfeit['reason']}")
 
 
 def cmd_tournament(args):
     """Play a tournament; print the crosstable and ratings (on Ctrl-C exit 130, on SIGTERM 143,
     with the command that resumes it)."""
-    from .tournament import DEFAULT_AGENTS, DEFAULT_GAMES, DEFAULT_OPENINGS, Tournament, TournamentConfig
+    from .tournament import DEFAULT_AGENTS, DEFAULT_GAMES, Tournament, TournamentConfig, default_openings
     from .tournament.output import RecordsOutput
     from .tournament.runner import Terminated
     defaults = args.agents is None and args.gauntlet is None
     agents = list(DEFAULT_AGENTS) if defaults else (args.agents or [])
     games = args.games if args.games is not None else DEFAULT_GAMES
-    openings = args.openings if args.openings is not None else (DEFAULT_OPENINGS if defaults else None)
     out = args.out or time.strftime(f"tournament-{args.game}-%Y%m%d-%H%M%S.jsonl")
     if args.plots:
         _plots_folder(args.plots)  # refused now, not after the games
+    _time_control_from_args(args)  # a bad --tc or --time-margin is named as such, before any wait
     game = game_from_args(args)
     state = state_from_args(args, game)
     try:
@@ -214,12 +257,17 @@ def cmd_tournament(args):
     except ValueError:
         raise CommandError("a tournament starts from a position string: --after may not end "
                            "in a choose phase") from None
+    openings = args.openings
+    if openings is None and defaults:
+        openings = (_resumed_openings(out) if args.resume else None) or default_openings(
+            args.game, state.game.variant, start == game.new_initial_state().to_string())
     limit = {} if args.move_limit is None else {"move_limit": args.move_limit}
     config = TournamentConfig(game=args.game, agents=tuple(agents), games=games, openings=openings,
                               seed=args.seed, out=out, gauntlet=args.gauntlet, variant=state.game.variant,
                               params=state.game.params, position=start, **limit, sprt=args.sprt,
                               workers=args.workers, backend=args.backend, address=args.address,
-                              resume=args.resume, progress=not args.quiet)
+                              resume=args.resume, progress=not args.quiet, adjudicate=args.adjudicate,
+                              **_clock_settings(args))
     RecordsOutput(out).check(args.resume)  # before the warm-up: a bad --out costs no wait
     specs = agents + ([args.gauntlet] if args.gauntlet else [])
     warmup.warm(game, specs=specs, start=start)  # with its notice: the openings need the engine
@@ -241,6 +289,52 @@ def cmd_tournament(args):
               f"is in {out}. Resume with:\n  ludo-flow {' '.join(shlex.quote(w) for w in words)}",
               file=sys.stderr)
         raise Terminated() if result.terminated else KeyboardInterrupt()
+
+
+def _clock_settings(args):
+    """Return the TournamentConfig fields of --tc and --time-margin (checked there)."""
+    out = {} if args.tc is None else {"tc": args.tc}
+    if args.time_margin is not None:
+        out["time_margin"] = args.time_margin
+    return out
+
+
+def _resumed_openings(path):
+    """Return the openings setting of the records file a default tournament resumes, when the
+    file names random openings or a shipped suite (so a file begun under another default keeps
+    its schedule); None otherwise."""
+    from .records import iter_records
+    try:
+        for record in iter_records(path):
+            named = str((record.get("settings") or {}).get("openings") or "")
+            if named.startswith("random:") or named.startswith("suite:"):
+                return named.split()[0]
+            return None
+    except (OSError, LudoFlowError):
+        return None  # the resume itself reports the file's problem
+    return None
+
+
+def cmd_openings(args):
+    """Write an opening suite: positions after random turns, all different, optionally balanced."""
+    from .openings import build_suite, parse_balance, suite_header, write_suite
+    state = state_from_args(args)
+    try:
+        state.to_string()
+    except ValueError:
+        raise CommandError("a suite starts from a position string: --after may not end "
+                           "in a choose phase") from None
+    balance = parse_balance(args.balanced) if args.balanced is not None else None
+    suite = build_suite(state, args.count, turns=args.turns, balance=balance, unique=args.unique,
+                        seed=args.seed, progress=not args.quiet)
+    if not suite.positions:
+        raise CommandError(f"no position passed after {suite.candidates} random openings "
+                           f"({suite.unbalanced} unbalanced, {suite.repeats} repeats); widen the window")
+    write_suite(args.out, suite_header(state, args.turns, balance, args.unique, args.seed), suite)
+    short = f" (only {len(suite.positions)} of {args.count}: ask fewer, more --turns or a wider window)" \
+        if len(suite.positions) < args.count else ""
+    print(f"{len(suite.positions)} positions in {args.out}{short}; {suite.candidates} random openings drawn, "
+          f"{suite.repeats} repeats and {suite.unbalanced} unbalanced dropped")
 
 
 def _plots_folder(folder):
@@ -270,31 +364,137 @@ def _plots(rated, folder):
     print(f"# plots written to {folder}/ratings.png and {folder}/scores.png", file=sys.stderr)
 
 
-def cmd_replay(args):
-    """Print a recorded game move by move, with the board after each move."""
-    from .records import ReadReport, SeenGames, find_record, iter_records, printable, replay_states
+def _replay_records(args):
+    """Return the records of the replay file (each game once), reporting skipped lines."""
+    from .records import ReadReport, load_records
     report = ReadReport()
-    record = find_record(iter_records(args.file, report, SeenGames()), args.game_id)
+    records = load_records(args.file, report=report)
     if report.describe():
         print(f"ludo-flow: {args.file}: skipped {report.describe()} (each game counted once)", file=sys.stderr)
+    return records
+
+
+def _replay_one(args, records):
+    """Return the record --game names (or the only one of the file)."""
+    from .records import find_record
+    if args.game_id is None:
+        if len(records) == 1:
+            return records[0]
+        raise CommandError(f"{args.file} holds {len(records)} games: give --game ID "
+                           f"(`ludo-flow replay {args.file} --list` lists them)")
+    return find_record(records, args.game_id)
+
+
+def cmd_replay(args):
+    """Print a recorded game move by move with the board after each move; or list the games
+    (--list), step through one (--step), write an HTML replay (--html), a GIF (--gif) or an
+    animated SVG (--svg)."""
+    from .records import move_search, printable, replay_states
+    if args.fps is not None and not (args.gif or args.svg):
+        raise CommandError("--fps goes with --gif or --svg")
+    records = _replay_records(args)
+    if args.list:
+        from .viewer.terminal import format_list
+        print(format_list(records))
+        return
+    if args.html:
+        from .viewer import write_html
+        chosen = records if args.game_id is None else [_replay_one(args, records)]
+        if not chosen:
+            raise CommandError(f"{args.file} holds no games")
+        for name in sorted({r.get("game") for r in chosen} & set(GAMES)):
+            warmup.warm(load_game(name))
+        try:
+            size = write_html(chosen, args.html)
+        except OSError as err:
+            raise CommandError(f"--html: cannot write {args.html!r}: {err.strerror or err}") from None
+        print(f"# {len(chosen)} game(s), {size / 1e6:.2f} MB written to {args.html}", file=sys.stderr)
+        if not (args.gif or args.svg):
+            return
+    record = _replay_one(args, records)
     if record.get("game") in GAMES:
         warmup.warm(load_game(record["game"]))
+    if args.gif or args.svg:
+        from .viewer import animation
+        fps = 2.0 if args.fps is None else args.fps
+        for path, write in ((args.gif, animation.write_gif), (args.svg, animation.write_svg)):
+            if path:
+                try:
+                    frames = write(record, path, fps)
+                except OSError as err:
+                    raise CommandError(f"cannot write {path!r}: {err.strerror or err}") from None
+                print(f"# {frames} frames written to {path}", file=sys.stderr)
+        return
+    if args.step:
+        from .viewer.terminal import step_through
+        step_through(record)
+        return
     print(printable(f"# {record.get('id')} ({record.get('game')} {record.get('variant')}): "
                     f"White {record['white']} - Black {record['black']}"))
     if record.get("opening"):
         print(printable(f"# opening: {' '.join(record['opening'])}"))
     mover = None
+    searches = move_search(record)
     for ply, word, state in replay_states(record):
         if word is not None:
-            print(printable(f"{ply}. {'White' if mover == 0 else 'Black'} {word}"))
+            print(printable(f"{ply}. {'White' if mover == 0 else 'Black'} {word}"
+                            f"{search_comment(searches[ply - 1])}"))
         print(state)
         print()
         mover = state.current_player()
     if record.get("forfeit"):
         print(printable(f"# forfeit by {record['forfeit']['side']}: {record['forfeit']['reason']}"))
+    if record.get("adjudication"):
+        print(printable(f"# {adjudication_line(record['adjudication'])}"))
     if record.get("termination"):
         print(printable(f"# {record['termination']}"))
     print(record["result"])
+
+
+def search_comment(entry):
+    """Return a move's search as replay shows it beside the move, as cutechess's PGN comments:
+    `  {+0.81/6 12034n 0.052s pv b2-b4 c7-c5}` ('' if its agent reported nothing)."""
+    if not entry:
+        return ""
+    parts = []
+    if "score" in entry:
+        parts.append(f"{entry['score']:+.3f}" + (f"/{entry['depth']}" if "depth" in entry else ""))
+    elif "depth" in entry:
+        parts.append(f"depth {entry['depth']}")
+    if "nodes" in entry:
+        parts.append(f"{entry['nodes']}n")
+    if "simulations" in entry:
+        parts.append(f"{entry['simulations']}sim")
+    if "time" in entry:
+        parts.append(f"{entry['time']:.3f}s")
+    if "pv" in entry:
+        parts.append("pv " + " ".join(entry["pv"]))
+    return "  {" + " ".join(parts) + "}"
+
+
+def adjudication_line(adjudication):
+    """Return the replay's line about an adjudicated game: the rule, the ply, the scores."""
+    scores = "; ".join(f"{side} {' '.join(f'{x:+.3f}' for x in values)}"
+                       for side, values in adjudication.get("scores", {}).items() if values)
+    return (f"adjudicated by the {adjudication['rule'].replace('_', '-')} rule at ply "
+            f"{adjudication['ply']}" + (f" (scores: {scores})" if scores else ""))
+
+
+def cmd_serve(args):
+    """Serve the play page on HOST:PORT until Ctrl-C."""
+    from .viewer.server import PlayConfig, serve
+    game = game_from_args(args)
+    state_from_args(args, game)  # the start position is checked before the server starts
+    _make_agent(args.agent, game)
+    if not 0 <= args.port < 65536:
+        raise CommandError(f"--port must be in 0..65535, got {args.port}")
+    warmup.warm(game, specs=[args.agent])
+    config = PlayConfig(game=game, agent=args.agent, position=args.position, after=args.after,
+                        out=args.out, host=args.host, port=args.port)
+    try:
+        serve(config)
+    except OSError as err:
+        raise CommandError(f"cannot serve on {args.host}:{args.port}: {err.strerror or err}") from None
 
 
 def cmd_ratings(args):
@@ -420,20 +620,24 @@ def build_parser():
     p.add_argument("--black", required=True, metavar="SPEC", help="Black's agent spec, or human")
     p.add_argument("--seed", type=int, help="reseed both agents (Black gets SEED + 1)")
     p.add_argument("--stats", action="store_true", help="print each move's search statistics")
+    add_clock_options(p)
     p.set_defaults(run=cmd_play)
     p = sub.add_parser("tournament", help="play a round robin or gauntlet; rate the agents")
     add_position_options(p)
     p.add_argument("--agents", nargs="+", metavar="SPEC",
-                   help="agent specs (with no agents: the embedded default tournament)")
+                   help="agent specs (with no agents: the embedded default tournament); your own "
+                   "agent: py:MODULE:NAME[,key=value] (docs/write-your-own-agent.md)")
     p.add_argument("--gauntlet", metavar="SPEC", help="this agent plays each of --agents")
     p.add_argument("--games", type=int, help="games per pairing, even: N/2 openings, colours swapped")
-    p.add_argument("--openings", help="random:turns=K (K random turns each; the embedded default "
-                   "has K=1), random:plies=K (K random decisions), or a file of position strings "
+    p.add_argument("--openings", help="random:turns=K (K random turns each), random:plies=K (K random "
+                   "decisions), suite (the balanced suite of the game's variant; the embedded "
+                   "default in Flow, random:turns=1 elsewhere), suite:NAME, or a file of position strings "
                    "(one a line)")
     p.add_argument("--workers", type=int, help="worker processes (default: one per core; 0: this process)")
     p.add_argument("--backend", choices=("local", "ray"), default="local",
                    help="local: worker processes on this machine (default); ray: Ray tasks (the ray extra)")
-    p.add_argument("--address", help="with --backend ray: the cluster to join (default: start a local one)")
+    p.add_argument("--address", help="with --backend ray: the cluster to join, HOST:PORT of its head "
+                   "(default: start a local one, on 127.0.0.1 only)")
     p.add_argument("--seed", type=int, default=0, help="decides the schedule's openings and agent seeds")
     p.add_argument("--out", help="the JSON Lines records file (default: tournament-GAME-TIME.jsonl)")
     p.add_argument("--resume", action="store_true", help="continue --out: its finished games are kept")
@@ -441,13 +645,48 @@ def build_parser():
                    help="two agents: stop once the SPRT decides (model=normalized|logistic)")
     p.add_argument("--move-limit", type=float, metavar="SECONDS",
                    help="a move slower than this forfeits the game (default 120)")
+    p.add_argument("--adjudicate", nargs="+", metavar="RULE",
+                   help="end decided games early from the agents' reported scores (as fastchess): "
+                   "resign=SCORE,moves=N[,twosided] (a side scoring <= -SCORE on N of its moves in a "
+                   "row loses; twosided: the opponent agrees), draw=SCORE,moves=N[,after=PLY] (both "
+                   "within +-SCORE on N moves each), max-plies=N (a draw after N plies)")
+    add_clock_options(p)
     p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_tournament)
-    p = sub.add_parser("replay", help="print a recorded game move by move with the board")
-    p.add_argument("file", help="a JSON Lines records file")
-    p.add_argument("--game", dest="game_id", required=True, metavar="ID", help="the record's id")
+    p = sub.add_parser("openings", help="write an opening suite: distinct positions, optionally balanced")
+    add_position_options(p)
+    p.add_argument("--count", type=int, required=True, help="positions wanted")
+    p.add_argument("--turns", type=int, default=1, help="random turns each side plays from the start (default 1)")
+    p.add_argument("--balanced", metavar="depth=D,window=X",
+                   help="keep positions an alpha-beta search of D plies scores within +-X for the side "
+                        "to move (an expected score 2p-1; default depth=6,window=0.2)")
+    p.add_argument("--unique", action="store_true",
+                   help="also drop mirror images and colour swaps of positions kept (RULES.md symmetries)")
+    p.add_argument("--seed", type=int, default=0, help="decides the random openings")
+    p.add_argument("--out", required=True, help="the suite file to write (read by tournament --openings FILE)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_openings)
+    p = sub.add_parser("replay", help="a recorded game: boards in the terminal, an HTML replay, a GIF")
+    p.add_argument("file", help="a JSON Lines records file (.jsonl or .jsonl.gz)")
+    p.add_argument("--game", dest="game_id", metavar="ID",
+                   help="the record's id (not needed when the file holds one game)")
+    p.add_argument("--list", action="store_true", help="list the games: id, agents, result, termination, plies")
+    p.add_argument("--step", action="store_true",
+                   help="show the game a move at a time (Enter: next, b: back, NUMBER: go to ply, q: quit)")
+    p.add_argument("--html", metavar="OUT", help="write a self-contained HTML replay of the file "
+                   "(of --game alone if given)")
+    p.add_argument("--gif", metavar="OUT", help="write the game as an animated GIF (the gif extra: Pillow)")
+    p.add_argument("--svg", metavar="OUT", help="write the game as an animated SVG")
+    p.add_argument("--fps", type=float, help="frames a second of --gif and --svg (default 2)")
     p.set_defaults(run=cmd_replay)
+    p = sub.add_parser("serve", help="serve a page to play an agent in the browser")
+    add_position_options(p)
+    p.add_argument("--agent", default="mcts:time=1", metavar="SPEC", help="the agent to play (default mcts:time=1)")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    p.add_argument("--port", type=int, default=8765, help="the port (default 8765; 0: any free port)")
+    p.add_argument("--out", default="played.jsonl", help="records file for finished games (default played.jsonl)")
+    p.set_defaults(run=cmd_serve)
     p = sub.add_parser("ratings", help="crosstable and joint ratings of records files")
     p.add_argument("files", nargs="+", metavar="FILE", help="records files (.jsonl or .jsonl.gz)")
     p.add_argument("--anchor", metavar="SPEC", help="this agent is rated 0 (default: the mean is 0)")

@@ -3,13 +3,14 @@ import time
 
 from .base import AgentError
 from .records import FORFEIT
+from .timecontrol import TIME_FORFEIT, GameClock
 
 SIDES = ("white", "black")
 _WINNER_RESULT = ("1-0", "0-1")
 
 
 def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_limit=None,
-              on_think=None):
+              on_think=None, log=None, time_control=None):
     """Play from `state` (changed in place) to the end; return the game's record fields.
 
     The dict holds `moves` in notation, `result` ('1-0', '0-1', '1/2-1/2'), `termination`
@@ -22,8 +23,22 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
     With `forfeit=False` an agent that returns an illegal action raises AgentError and an
     agent's exception propagates. With `forfeit=True` the game is lost by an agent that
     raises, returns an illegal action or thinks longer than `move_limit` seconds, and the
-    reason is recorded instead."""
+    reason is recorded instead.
+
+    With `log` (an `agents.movelog.MoveLog`) the record also holds each move's search
+    (`search`), and the log's adjudication may end the game early (result, termination
+    `adjudicated_win` / `adjudicated_draw`, `adjudication`).
+
+    With a `time_control` (an `agents.timecontrol.TimeControl`) both sides play on a clock:
+    each agent is told its clock before each move (`set_clock`, where it has one), and a side
+    whose clock falls more than the margin below zero loses on time (termination
+    'time_forfeit', whatever `forfeit` says); the record gains the fields of `clock_fields`."""
     players = (white, black)
+    clock = GameClock(time_control) if time_control is not None else None
+    clocks, flag_fell = [], False
+    for agent in players:
+        if getattr(agent, "clock", None) is not None:  # left over from a game cut by an exception
+            _tell_clock(agent, None)
     if seed is not None:
         white.reset(seed)
         black.reset(seed + 1)
@@ -33,6 +48,8 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
     while not state.is_terminal():
         side = state.current_player()
         agent = players[side]
+        if clock is not None:
+            _tell_clock(agent, clock.reading(side))
         if on_think is not None:
             on_think(side)
         start = time.perf_counter()
@@ -49,6 +66,11 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
                 on_think(None)
         elapsed = time.perf_counter() - start
         thinking[side] += elapsed
+        if clock is not None:
+            if not clock.spend(side, elapsed):
+                lost_by, flag_fell = (side, clock.flag_reason(side, elapsed)), True
+                break
+            clocks.append(round(clock.remaining[side], 6))
         if forfeit and move_limit is not None and elapsed > move_limit:
             lost_by = (side, f"move limit: thought {elapsed:.3f} s, limit {move_limit:g} s")
             break
@@ -59,15 +81,31 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
             break
         if on_move is not None:
             on_move(state, action, agent)
+        if log is not None:
+            log.add(state, agent)
         moves.append(state.action_to_string(action))
         state.apply(action)
+        if log is not None and log.decided(state) is not None:
+            break
+    if clock is not None:
+        for agent in players:
+            _tell_clock(agent, None)
+        del clocks[len(moves):]  # a move that took its time but was refused is not in `moves`
     record = {"moves": moves, "plies": len(moves),
               "time_white": round(thinking[0], 6), "time_black": round(thinking[1], 6)}
+    if clock is not None:
+        record.update(clock_fields(clock, clocks))
     if lost_by is not None:
         record.update(forfeit_fields(*lost_by))
+        if flag_fell:
+            record["termination"] = TIME_FORFEIT
+    elif log is not None and log.verdict is not None:
+        record.update(result=log.verdict["result"], termination=log.verdict["termination"], forfeit=None)
     else:
         outcome = state.outcome()
         record.update(result=outcome.result, termination=outcome.termination.value, forfeit=None)
+    if log is not None:
+        record.update(log.fields())
     return record
 
 
@@ -75,3 +113,18 @@ def forfeit_fields(side, reason):
     """Return the record fields of a game lost by `side` (0 White, 1 Black) without a finished move."""
     return {"result": _WINNER_RESULT[1 - side], "termination": FORFEIT,
             "forfeit": {"side": SIDES[side], "reason": reason}}
+
+
+def _tell_clock(agent, reading):
+    """Tell an agent its clock (None: take it away), if it has `set_clock` (others ignore it)."""
+    set_clock = getattr(agent, "set_clock", None)
+    if set_clock is not None:
+        set_clock(*reading) if reading is not None else set_clock(None)
+
+
+def clock_fields(clock, clocks):
+    """Return a clocked game's record fields: `time_control` (fastchess's syntax), `time_margin`
+    (seconds), `clocks` (the mover's clock after each move, aligned with `moves`) and
+    `clock_white` / `clock_black` (each side's clock at the end; below zero for a fallen flag)."""
+    return {"time_control": clock.tc.text(), "time_margin": clock.tc.margin, "clocks": list(clocks),
+            "clock_white": round(clock.remaining[0], 6), "clock_black": round(clock.remaining[1], 6)}

@@ -18,6 +18,20 @@ A record holds everything needed to replay the game and to rate it:
     forfeit       null, or {"side": "white" | "black", "reason": "..."}
     plies         len(moves); time_white, time_black: each side's thinking time in seconds
     settings      the tournament's settings (a resume must match them)
+    search        each move's search as its agent reported it: an object of columns, each a
+                  list aligned with `moves` (null where the mover reported nothing), a column
+                  present only if some move reported it: `score` (from the mover's view),
+                  `depth`, `nodes`, `simulations`, `time` (seconds), `pv` (the first moves of
+                  the principal variation, starting with the move played, in notation);
+                  `move_search(record)` gives them move by move
+    adjudication  present when a rule ended the game early (termination `adjudicated_win` or
+                  `adjudicated_draw`): {"rule": "resign" | "draw" | "max_plies", "ply": N,
+                  "scores": {"white": [...], "black": [...]}}
+
+A game played on a clock (`--tc`) adds `time_control` (fastchess's syntax, e.g. "10+0.1"),
+`time_margin` (seconds), `clocks` (the mover's clock in seconds after each move, aligned with
+`moves`) and `clock_white`, `clock_black` (each side's clock at the end, below zero by the
+overrun of a fallen flag); its `termination` is "time_forfeit" when a flag fell.
 
 Only `white`, `black` and `result` are required (so other programs' results can be rated);
 every other field, where present, must have the type above. `check_record` is the one place
@@ -52,6 +66,10 @@ RESULTS = ("1-0", "0-1", "1/2-1/2")
 UNFINISHED = "*"
 MAX_LINE_BYTES = 1 << 20  # a record of the longest game with every move's search data is far below
 MAX_NUMBER_DIGITS = 30    # longer integers in a record are refused (json would parse any size)
+SEARCH_COLUMNS = ("score", "depth", "nodes", "simulations", "time", "pv")
+PV_MOVES = 4              # moves of a principal variation a record keeps
+MAX_SCORE = 1e9           # a reported score beyond this is not recorded
+MAX_SCORES_KEPT = 1000    # scores an adjudication may quote per side
 _CHUNK = 1 << 16
 
 
@@ -83,6 +101,10 @@ def _seconds(value):
             and value >= 0)
 
 
+def _clock(value):
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+
+
 def _words(value):  # as all(_text(w) for w in value), at C speed: a record holds hundreds of moves
     return isinstance(value, list) and all(map(isinstance, value, repeat(str))) and all(map(str.strip, value))
 
@@ -96,6 +118,35 @@ def _params(value):
 def _forfeit(value):
     return value is None or (isinstance(value, dict) and value.get("side") in ("white", "black")
                              and _text(value.get("reason"), True))
+
+
+def _score(value):
+    return (isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+            and abs(value) <= MAX_SCORE)
+
+
+def _pv(value):
+    return isinstance(value, list) and 0 < len(value) <= PV_MOVES and all(
+        _text(w) and len(w) <= 40 for w in value)
+
+
+_CELL = {"score": _score, "depth": _count, "nodes": _count, "simulations": _count,
+         "time": lambda v: _seconds(v) and v <= 1e9, "pv": _pv}
+
+
+def _search(value):
+    return isinstance(value, dict) and all(
+        key in _CELL and isinstance(column, list) and all(v is None or _CELL[key](v) for v in column)
+        for key, column in value.items())
+
+
+def _adjudication(value):
+    if not isinstance(value, dict) or value.get("rule") not in ("resign", "draw", "max_plies"):
+        return False
+    scores = value.get("scores", {})
+    return _count(value.get("ply")) and isinstance(scores, dict) and all(
+        k in ("white", "black") and isinstance(v, list) and len(v) <= MAX_SCORES_KEPT
+        and all(_score(x) for x in v) for k, v in scores.items())
 
 
 # field -> (check, what it must be); `white`, `black` and `result` are required
@@ -122,6 +173,17 @@ SCHEMA = {
     "seed_white": (_count, "a seed (an int >= 0)"),
     "seed_black": (_count, "a seed (an int >= 0)"),
     "settings": (lambda v: v is None or isinstance(v, dict), "an object"),
+    "search": (_search, f"an object of columns ({', '.join(SEARCH_COLUMNS)}), each a list of "
+               f"values or nulls"),
+    "adjudication": (_adjudication, 'null or {"rule": "resign"|"draw"|"max_plies", "ply": N, '
+                     '"scores": {"white": [...], "black": [...]}}'),
+    "time_control": (lambda v: v is None or (_text(v) and len(v) <= 40), "a time control such as "
+                     "'10+0.1' or '40/60', or null"),
+    "time_margin": (_seconds, "a number of seconds >= 0"),
+    "clocks": (lambda v: isinstance(v, list) and all(_seconds(x) for x in v), "a list of seconds >= 0 "
+               "(the mover's clock after each move)"),
+    "clock_white": (_clock, "a number of seconds (below zero: a fallen flag)"),
+    "clock_black": (_clock, "a number of seconds (below zero: a fallen flag)"),
 }
 REQUIRED = ("white", "black", "result")
 
@@ -140,7 +202,31 @@ def check_record(record):
             raise RecordError(f"field {key!r} must be {rule[1]}, got {_short(value)}")
     if "moves" in record and "plies" in record and record["plies"] != len(record["moves"]):
         raise RecordError(f"field 'plies' is {record['plies']} but 'moves' holds {len(record['moves'])}")
+    for key, column in (record.get("search") or {}).items():
+        if len(column) != len(record.get("moves", ())):
+            raise RecordError(f"field 'search': column {key!r} holds {len(column)} values for "
+                              f"{len(record.get('moves', ()))} moves")
+    if "moves" in record and "clocks" in record and len(record["clocks"]) != len(record["moves"]):
+        raise RecordError(f"field 'clocks' holds {len(record['clocks'])} times but 'moves' holds "
+                          f"{len(record['moves'])} moves")
     return record
+
+
+def move_search(record):
+    """Return, for each of a record's moves, what its agent reported: {column: value} of the
+    columns with a value for that move (empty if none; no `search` field: all empty)."""
+    columns = record.get("search") or {}
+    return [{k: c[i] for k, c in columns.items() if c[i] is not None}
+            for i in range(len(record.get("moves", ())))]
+
+
+def without_times(record):
+    """Return a copy of a record without what differs from run to run of the same games: the
+    thinking times (`time_white`, `time_black`, the `search` column `time`)."""
+    out = {k: v for k, v in record.items() if k not in ("time_white", "time_black")}
+    if isinstance(out.get("search"), dict):
+        out["search"] = {k: v for k, v in out["search"].items() if k != "time"}
+    return out
 
 
 def _short(value, limit=60):

@@ -1,5 +1,6 @@
 """Agent names and spec strings: `make_agent("mcts:simulations=2000,c=1.4,seed=7")`."""
 from .alphabeta import AlphaBetaAgent
+from . import own
 from .base import AgentError, unknown_setting
 from .human import HumanAgent
 from .mcts import MCTSAgent
@@ -15,8 +16,11 @@ def parse_spec(spec):
         raise AgentError(f"an agent spec is a string like 'mcts:simulations=1000', got {spec!r}")
     name, _, rest = spec.strip().partition(":")
     name = name.strip().lower()
+    if name == own.KIND:  # py:MODULE:NAME,key=value: the target is not a setting
+        return name, own.split_spec(spec)[2]
     if name not in AGENTS:
-        raise AgentError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}")
+        raise AgentError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}, or "
+                         f"{own.KIND}:MODULE:NAME for your own ({own.DOCS})")
     options = {}
     for part in rest.split(","):
         if not part.strip():
@@ -39,6 +43,8 @@ def make_agent(spec, game=None, **overrides):
     if game is not None and not hasattr(game, "game_id"):
         raise AgentError(f"make_agent: game must be a ludo_flow Game, got {game!r}")
     name, options = parse_spec(spec)
+    if name == own.KIND:
+        return own.make(spec, overrides)
     options.update(overrides)
     cls = AGENTS[name]
     unknown = sorted(set(options) - set(cls.settings))
@@ -56,4 +62,7 @@ def describe_agents():
         lines.append(f"{name}: {paragraph.split('. ')[0].rstrip('.')}.")
         for key, setting in cls.settings.items():
             lines.append(f"    {setting.describe(key)}")
+        if cls.STATS_KEYS:
+            lines.append(f"    reports after each move (last_stats): {', '.join(cls.STATS_KEYS)}")
+    lines.extend(own.describe())
     return "\n".join(lines)

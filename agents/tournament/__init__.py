@@ -10,6 +10,7 @@ swapped (the two games of an opening are a *pair*). The package's parts, each do
 
     config.py      TournamentConfig: every setting, checked; the embedded default tournament
     schedule.py    the slots, made on demand from the settings and the seed; openings
+    suites.py      the opening suites shipped in the package; when two positions are the same
     runner.py      Tournament: the run, the records written once per slot, resume
     output.py      the records file: checked, locked, read once, appended to
     games.py       one slot's game in any worker
@@ -18,11 +19,11 @@ swapped (the two games of an opening are a *pair*). The package's parts, each do
     sprt.py        the SPRT of a two-agent match, kept up to date game by game
 """
 from .config import (DEFAULT_AGENTS, DEFAULT_GAMES, DEFAULT_MOVE_LIMIT, DEFAULT_OPENINGS, TournamentConfig,
-                     TournamentError, parse_sprt)
+                     TournamentError, default_openings, parse_sprt)
 from .games import play_slot
 from .runner import Tournament, TournamentResult
 from .schedule import Schedule, derive_seed, random_opening
 
 __all__ = ["Tournament", "TournamentConfig", "TournamentResult", "TournamentError", "Schedule", "DEFAULT_AGENTS",
-           "DEFAULT_GAMES", "DEFAULT_MOVE_LIMIT", "DEFAULT_OPENINGS", "derive_seed", "random_opening", "parse_sprt",
+           "DEFAULT_GAMES", "DEFAULT_MOVE_LIMIT", "DEFAULT_OPENINGS", "default_openings", "derive_seed", "random_opening", "parse_sprt",
            "play_slot"]

@@ -5,30 +5,67 @@ Every setting is checked here, before any game, file or process: a bad one raise
 default tournament's (`ludo-flow tournament GAME` with no agents).
 """
 import dataclasses
+import functools
+import ipaddress
 import math
 import os
+import re
 
 from ludo_flow.errors import LudoFlowError
 
-from ..registry import make_agent, parse_spec
+from .. import own
+from ..adjudication import needs_scores, parse_adjudication
+from ..registry import AGENTS, make_agent, parse_spec
+from ..timecontrol import parse_time_control
+from .suites import suite_name, suite_names
 
 DEFAULT_MOVE_LIMIT = 120.0
 # The embedded default: `ludo-flow tournament GAME` with no agents.
 DEFAULT_AGENTS = ("random", "mcts:simulations=300", "mcts:simulations=3000",
                   "alphabeta:depth=3", "alphabeta:depth=5")
 DEFAULT_GAMES = 60
+# The embedded default's openings where no suite is shipped for the start (`default_openings`).
 # One random turn each: in Flow (two steps a turn) `random:plies=2` randomises White's turn
 # only, and Black then scores 69 % in alpha-beta self-play, against 42 % after one random turn
 # each (experiments/openings).
 DEFAULT_OPENINGS = "random:turns=1"
+# Games whose embedded default tournament plays the shipped balanced suite of its variant
+# (`openings="suite"`) instead. Flow: from `random:turns=1` White scores 62 % in alpha-beta
+# self-play and 12-14 % of a match's opening pairs are decided within 6 plies for both colours;
+# from the suite White scores 47 %, early pairs are under 1 %, and SPRTs of two known gains
+# decide in 8-11 % fewer games. Tolkuchka's suite evens White's score (52 % against 62 %) but
+# draws more, and one of the two SPRTs took 38 % more games: not its default (experiments/openings).
+SUITE_DEFAULT_GAMES = ("flow",)
 BACKENDS = ("local", "ray")
 MAX_GAMES = 10 ** 9          # games in one tournament: the finished-games bitset stays under 125 MB
 WORKERS_PER_CORE = 2         # more worker processes than this only share the cores
 MAX_MOVE_LIMIT = 10 ** 6     # seconds
+_HOST = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9.-]{0,251}[A-Za-z0-9])?")
 
 
 class TournamentError(LudoFlowError):
     """A tournament's settings are wrong, or do not match the records file it resumes."""
+
+
+def parse_ray_address(text):
+    """Return (host, port) of a Ray cluster address `HOST:PORT` (an IPv6 host in brackets:
+    `[::1]:6379`); raise TournamentError for anything else."""
+    shown = repr(text if not isinstance(text, str) or len(text) <= 60 else text[:60] + "...")
+    wrong = TournamentError(f"a Ray address is HOST:PORT (the head node's GCS port, e.g. "
+                            f"127.0.0.1:6379), got {shown}")
+    if not isinstance(text, str):
+        raise wrong
+    host, sep, port = text.strip().rpartition(":")
+    if not sep or not port.isascii() or not port.isdigit() or not 0 < int(port) < 65536:
+        raise wrong
+    if host.startswith("[") and host.endswith("]"):
+        try:
+            host = str(ipaddress.IPv6Address(host[1:-1]))
+        except ValueError:
+            raise wrong from None
+    elif not _HOST.fullmatch(host) or ".." in host:
+        raise wrong
+    return host, int(port)
 
 
 SPRT_MODELS = ("normalized", "logistic")
@@ -73,6 +110,40 @@ def parse_sprt(text):
     return out
 
 
+def _as_spec(agent):
+    """Return an agent's spec string: a string as given, an agent class or factory (or a
+    functools.partial of one) as its `py:` spec, an agent object by its `spec()`."""
+    if isinstance(agent, str):
+        return agent
+    if not isinstance(agent, (type, functools.partial)) and callable(getattr(agent, "select_action", None)):
+        if AGENTS.get(getattr(agent, "agent_name", None)) is type(agent):
+            return agent.spec()  # one of ours: its spec rebuilds it
+        raise TournamentError(f"an agent object ({type(agent).__name__}) cannot be sent to the worker "
+                              f"processes: pass its class, or functools.partial(Class, key=value), "
+                              f"and each process builds its own")
+    try:
+        return own.spec_of(agent)
+    except ValueError as err:
+        raise TournamentError(str(err)) from None
+
+
+def _reports_scores(spec):
+    """Return whether the agent of `spec` may report a score (its class lists `score` in its
+    STATS_KEYS; an agent of your own that lists none is given the benefit of the doubt)."""
+    keys = getattr(make_agent(spec), "STATS_KEYS", None)
+    return keys is None or "score" in keys
+
+
+def default_openings(game_name, variant, from_variant_start=True):
+    """Return the embedded default tournament's openings for a game's variant: "suite" where
+    the game plays its suite by default, one is shipped for the variant and the tournament
+    starts from the variant's start position; DEFAULT_OPENINGS otherwise."""
+    if (game_name in SUITE_DEFAULT_GAMES and from_variant_start
+            and suite_name(game_name, variant) in suite_names()):
+        return "suite"
+    return DEFAULT_OPENINGS
+
+
 def _whole(value):
     return isinstance(value, int) and not isinstance(value, bool)
 
@@ -82,15 +153,22 @@ class TournamentConfig:
     """Everything that decides a tournament and how it runs.
 
     game        a registered game name ("flow", "tolkuchka")
-    agents      agent spec strings (a round robin), or the opponents of `gauntlet`
+    agents      agent spec strings (a round robin), or the opponents of `gauntlet`; an agent
+                class or factory (or a functools.partial of one) becomes its `py:` spec
     games       games per pairing, even: games/2 openings, each played twice, colours swapped
-    openings    None (every game from the start), "random:plies=K", "random:turns=K", or the
-                path of a file of position strings (one a line)
+    openings    None (every game from the start), "random:plies=K", "random:turns=K",
+                "suite" (the package's balanced suite of the game's variant), "suite:NAME", or
+                the path of a file of position strings (one a line)
     seed        decides the openings and the agents' seeds (same seed, same schedule)
     out         the records file (JSON Lines; `.gz` compressed)
     gauntlet    an agent spec that plays each of `agents` (None: a round robin)
     variant, params, position   the game's variant, parameters and start position string
     move_limit  seconds a move may take; a slower move forfeits the game
+    tc          a time control in fastchess's syntax, `[MOVES/][MIN:]SEC[+INC]` ("10+0.1",
+                "40/60"), or None (no clocks): each side's clock per game; a fallen flag loses
+                (termination "time_forfeit"); kept as the canonical text
+    time_margin milliseconds a clock may fall below zero before its flag falls (fastchess's
+                timemargin; needs `tc`)
     sprt        "elo0=..,elo1=..[,alpha=..,beta=..,model=..]" or a dict: two agents only;
                 the match stops once the test decides (kept as parse_sprt's dict)
     workers     worker processes (None: one per core; 0: play in this process); with Ray,
@@ -99,6 +177,9 @@ class TournamentConfig:
     address     the Ray cluster to join (None: start a local one)
     resume      continue `out`: its finished games are kept and not played again
     progress    show a progress bar on stderr
+    adjudicate  None, or adjudication rules: words such as ("resign=0.9,moves=4",
+                "draw=0.05,moves=8,after=40", "max-plies=300") or the dict
+                `agents.adjudication.parse_adjudication` returns
     """
 
     game: str
@@ -118,6 +199,9 @@ class TournamentConfig:
     address: str | None = None
     resume: bool = False
     progress: bool = True
+    adjudicate: object = None
+    tc: str | None = None
+    time_margin: float = 0.0
 
     def __post_init__(self):
         set_ = object.__setattr__  # frozen: normalise once, here
@@ -125,6 +209,9 @@ class TournamentConfig:
             raise TournamentError(f"game is a name such as 'flow', got {self.game!r}")
         if isinstance(self.agents, str) or not isinstance(self.agents, (list, tuple)) or not self.agents:
             raise TournamentError("agents is a list of spec strings, e.g. ['random', 'mcts:simulations=300']")
+        set_(self, "agents", tuple(_as_spec(a) for a in self.agents))
+        if self.gauntlet is not None:
+            set_(self, "gauntlet", _as_spec(self.gauntlet))
         for spec in list(self.agents) + ([self.gauntlet] if self.gauntlet is not None else []):
             if not isinstance(spec, str) or not spec.strip():
                 raise TournamentError(f"an agent spec is a non-empty string such as 'mcts:simulations=300', "
@@ -152,8 +239,8 @@ class TournamentConfig:
         if self.address is not None:
             if self.backend != "ray":
                 raise TournamentError("--address joins a Ray cluster: it needs --backend ray")
-            if not isinstance(self.address, str) or not self.address.strip():
-                raise TournamentError(f"a Ray address is HOST:PORT, got {self.address!r}")
+            parse_ray_address(self.address)
+            set_(self, "address", self.address.strip())
         if not isinstance(self.out, (str, os.PathLike)) or not str(self.out):
             raise TournamentError(f"out is the path of the records file, got {self.out!r}")
         set_(self, "out", os.fspath(self.out))
@@ -163,7 +250,10 @@ class TournamentConfig:
         for flag in ("resume", "progress"):
             if not isinstance(getattr(self, flag), bool):
                 raise TournamentError(f"{flag} is True or False, got {getattr(self, flag)!r}")
+        self._check_clock()
         self._check_agents()
+        self._check_reachable()
+        self._check_adjudication()
         set_(self, "sprt", parse_sprt(self.sprt) if self.sprt is not None else None)
         if self.sprt is not None and len(self.pairings()) != 1:
             raise TournamentError("--sprt tests one match: give exactly two agents "
@@ -171,6 +261,25 @@ class TournamentConfig:
         if self.total_games() > MAX_GAMES:
             raise TournamentError(f"{self.total_games():,} games is more than one tournament holds "
                                   f"(at most {MAX_GAMES:,}); play it as several tournaments")
+
+    def _check_clock(self):
+        """Check `tc` and `time_margin` (TournamentError in one line); keep the canonical text."""
+        try:
+            clock = None if self.tc is None else parse_time_control(self.tc, self.time_margin)
+            if self.tc is None:
+                parse_time_control("1", self.time_margin)  # checks the margin alone
+        except ValueError as err:
+            raise TournamentError(str(err)) from None
+        if clock is None:
+            if self.time_margin:
+                raise TournamentError("a time margin needs a time control (--tc)")
+            return
+        object.__setattr__(self, "tc", clock.text())
+        object.__setattr__(self, "time_margin", clock.margin * 1000.0)
+
+    def time_control(self):
+        """Return the TimeControl of `tc` and `time_margin`, or None without clocks."""
+        return None if self.tc is None else parse_time_control(self.tc, self.time_margin)
 
     def _check_agents(self):
         """Refuse specs that build no agent, a person, one agent listed twice, or one agent alone."""
@@ -183,13 +292,40 @@ class TournamentConfig:
                 raise TournamentError(str(err)) from None
             if name == "human":
                 raise TournamentError("a tournament cannot wait for a person: 'human' is not allowed")
-            key = agent.spec()
+            key = own.canonical(spec) if name == own.KIND else agent.spec()
             if key in canonical:
                 raise TournamentError(f"agents {canonical[key]!r} and {spec!r} are the same agent; "
                                       f"list each agent once")
             canonical[key] = spec
         if self.gauntlet is None and len(self.agents) < 2:
             raise TournamentError("a round robin needs at least two agents")
+
+    def _check_reachable(self):
+        """Refuse a `py:` agent other processes cannot import when games are played in them."""
+        if self.backend != "ray" and self.workers == 0:
+            return
+        for spec in self.agents + ((self.gauntlet,) if self.gauntlet is not None else ()):
+            if parse_spec(spec)[0] == own.KIND:
+                why = own.reachable_error(spec)
+                if why is not None:
+                    raise TournamentError(why)
+
+    def _check_adjudication(self):
+        """Parse `adjudicate` into its rules; refuse rules that need scores an agent never reports."""
+        if self.adjudicate is None:
+            return
+        try:
+            rules = parse_adjudication(self.adjudicate)
+        except ValueError as err:
+            raise TournamentError(str(err)) from None
+        object.__setattr__(self, "adjudicate", rules)
+        need = needs_scores(rules)
+        for pairing in self.pairings():
+            silent = [s for s in pairing if not _reports_scores(s)]
+            if need and len(silent) > 2 - need:
+                rule = "draw or two-sided resign" if need == 2 else "resign"
+                raise TournamentError(f"--adjudicate {rule} reads the agents' scores, and {silent[0]} "
+                                      f"reports none (`ludo-flow agents` lists what each reports)")
 
     def pairings(self):
         """Return the pairings as (first spec, second spec): all pairs of a round robin, or the

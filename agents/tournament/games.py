@@ -6,12 +6,15 @@ loads their code before their clocks run, plays the game and returns the record'
 """
 import ludo_flow
 
+from ..movelog import MoveLog
 from ..play import forfeit_fields, play_game
 from ..registry import make_agent
-from ..warmup import warm_up
+from ..timecontrol import parse_time_control
+from ..warmup import warm_for_clocks, warm_up
 
 _agents = {}
 _warmed = set()  # (game spec, agent spec) whose code this process has compiled or loaded
+_clock_warmed = set()  # (game spec, agent spec) this process has run past its first-search costs
 
 
 def _agent(spec):
@@ -42,13 +45,20 @@ def play_slot(game_spec, slot, move_limit, on_think=None):
     if cold:
         warm_up(game, slot["start"], cold)
         _warmed.update((key, s) for s in cold)
+    time_control = slot_time_control(slot)
+    if time_control is not None:
+        cold = [s for s in (slot["white"], slot["black"]) if (key, s) not in _clock_warmed]
+        if cold:
+            warm_for_clocks(game, slot["start"], cold)
+            _clock_warmed.update((key, s) for s in cold)
     state = game.from_string(slot["start"])
     for word in slot["opening"]:
         state.apply(state.parse_action(word))
     white, black = _agent(slot["white"]), _agent(slot["black"])
     white.reset(slot["seed_white"])
     black.reset(slot["seed_black"])
-    fields = play_game(state, white, black, forfeit=True, move_limit=move_limit, on_think=on_think)
+    fields = play_game(state, white, black, forfeit=True, move_limit=move_limit, on_think=on_think,
+                       log=MoveLog(slot.get("adjudicate")), time_control=time_control)
     fields["sources"] = ludo_flow.cache.sources_id()  # the code of the process that played
     return fields
 
@@ -59,3 +69,10 @@ def unfinished_fields(side, reason):
               "sources": ludo_flow.cache.sources_id()}  # no worker reported: the runner's own
     fields.update(forfeit_fields(side, reason))
     return fields
+
+
+def slot_time_control(slot):
+    """Return the TimeControl a slot is played at, or None (no clocks)."""
+    if slot.get("time_control") is None:
+        return None
+    return parse_time_control(slot["time_control"], slot.get("time_margin", 0.0))

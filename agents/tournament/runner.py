@@ -29,8 +29,18 @@ from ..warmup import warm
 from .config import TournamentConfig, TournamentError
 from .games import mark_warm, play_slot
 from .output import RecordsOutput
-from .schedule import Schedule, parse_random_openings, random_opening, read_openings_file, derive_seed
+from .schedule import (Schedule, derive_seed, is_suite, parse_random_openings, random_opening, read_openings_file,
+                       read_suite)
 from .sprt import SprtTest
+
+
+def clock_settings(config):
+    """Return the clock's part of a tournament's settings: {} without a time control (so the
+    settings of a file written before clocks existed still match), else `time_control` and
+    `time_margin` (milliseconds)."""
+    if config.tc is None:
+        return {}
+    return {"time_control": config.tc, "time_margin": config.time_margin}
 
 
 class Terminated(KeyboardInterrupt):
@@ -155,7 +165,9 @@ class Tournament:
     `Tournament(config)` with a `TournamentConfig`, or `Tournament(game, agents, **settings)`
     with the config's fields as keyword arguments (`games`, `openings`, `seed`, `out`,
     `gauntlet`, `variant`, `params`, `position`, `move_limit`, `sprt`, `workers`, `backend`,
-    `address`, `resume`, `progress`; see TournamentConfig). Every setting is checked here."""
+    `address`, `resume`, `progress`, `adjudicate`, `tc`, `time_margin`; see TournamentConfig).
+    An agent is a spec string, or your own agent's class or factory (written as its `py:`
+    spec). Every setting is checked here."""
 
     def __init__(self, config=None, agents=None, **settings):
         if isinstance(config, TournamentConfig):
@@ -199,6 +211,9 @@ class Tournament:
             unit, length = parse_random_openings(text)
             random_opening(start_state, length, derive_seed(self.config.seed, "opening", 0), unit)
             return text, ("random", unit, length)
+        if is_suite(text):
+            name, positions = read_suite(self.game, text, self.config.seed)
+            return name, ("file", positions)
         positions, digest = read_openings_file(self.game, text)
         return f"file sha256:{digest}", ("file", positions)
 
@@ -208,7 +223,13 @@ class Tournament:
         return {"game": self.game.name, "variant": self.game.variant, "params": dict(self.game.params),
                 "start": self.start, "agents": list(c.agents), "gauntlet": c.gauntlet,
                 "games": c.games, "openings": self._openings_id, "seed": c.seed,
-                "move_limit": c.move_limit}
+                "move_limit": c.move_limit, **self._adjudication_settings(),
+                **clock_settings(c)}
+
+    def _adjudication_settings(self):
+        """Return {"adjudicate": rules} when adjudicating, else {} (files written without
+        adjudication keep their settings, so they still resume)."""
+        return {"adjudicate": self.config.adjudicate} if self.config.adjudicate else {}
 
     def pairings(self):
         """Return the pairings as (first spec, second spec)."""
@@ -266,6 +287,23 @@ class Tournament:
     def run(self):
         """Play every game not yet in `out`; return a TournamentResult (also on Ctrl-C or SIGTERM)."""
         _refuse_in_a_worker_import()
+        joined = self._join_ray_cluster()
+        try:
+            return self._run()
+        finally:
+            if joined:
+                import ray
+                ray.shutdown()
+
+    def _join_ray_cluster(self):
+        """Join the Ray cluster at `address`, if one is given, before the records file is
+        touched: an address that does not answer leaves no file behind. True if joined here."""
+        if self.config.backend != "ray" or self.config.address is None:
+            return False
+        from .ray_runner import connect
+        return connect(self.config)
+
+    def _run(self):
         out = RecordsOutput(self.out)
         out.open(self.config.resume)
         state = _RunState(self)

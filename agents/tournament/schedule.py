@@ -15,6 +15,7 @@ import re
 from ludo_flow.rng import new_rng, rand_below
 
 from .config import TournamentError
+from .suites import position_key, suite_name, suite_path
 
 OPENING_UNITS = ("plies", "turns")
 MAX_OPENING = {"plies": 200, "turns": 100}
@@ -59,7 +60,8 @@ def random_opening(start_state, length, seed, unit="plies"):
 
 
 def read_openings_file(game, path):
-    """Return the position strings of an openings file (each checked), and the file's sha256."""
+    """Return the position strings of an openings file (each checked, no position twice: see
+    `suites.position_key`), and the file's sha256."""
     try:
         with open(path, "rb") as fh:
             data = fh.read(MAX_OPENINGS_FILE + 1)
@@ -68,6 +70,7 @@ def read_openings_file(game, path):
     if len(data) > MAX_OPENINGS_FILE:
         raise TournamentError(f"openings file {str(path)!r} is larger than {MAX_OPENINGS_FILE >> 20} MB")
     positions = []
+    seen = {}  # position key -> line number
     for number, line in enumerate(data.decode("utf-8", "replace").splitlines(), 1):
         line = line.strip()
         if not line or line.startswith("#"):
@@ -78,10 +81,40 @@ def read_openings_file(game, path):
             raise TournamentError(f"{path}:{number}: {err}") from None
         if state.is_terminal():
             raise TournamentError(f"{path}:{number}: the game is already over in this position")
+        key = position_key(game.name, state.to_string())
+        if key in seen:
+            raise TournamentError(f"{path}:{number}: the same position as line {seen[key]} "
+                                  f"(an openings file lists each position once)")
+        seen[key] = number
         positions.append(line)
     if not positions:
         raise TournamentError(f"openings file {str(path)!r} holds no position")
     return positions, hashlib.sha256(data).hexdigest()
+
+
+def is_suite(text):
+    """Return whether an openings setting names a shipped suite (`suite` or `suite:NAME`)."""
+    return text == "suite" or text.startswith("suite:")
+
+
+def read_suite(game, text, seed):
+    """Return (the openings' id, the positions in play order) of `suite` (the suite of `game`'s
+    variant) or `suite:NAME`: the suite's positions shuffled by a seed derived from `seed`, so
+    each tournament seed plays them in its own order, every one before any comes again."""
+    name = suite_name(game.name, game.variant) if text == "suite" else text[len("suite:"):].strip()
+    try:
+        path = suite_path(name)
+    except ValueError as err:
+        hint = f" for {game.name} variant {game.variant!r}" if text == "suite" else ""
+        raise TournamentError(f"{err}{hint}; or use random:turns=K or an openings file") from None
+    if not name.startswith(game.name + "-"):
+        raise TournamentError(f"opening suite {name!r} is not a {game.name} suite")
+    positions, digest = read_openings_file(game, path)
+    rng = new_rng(derive_seed(seed, "suite"))
+    for i in range(len(positions) - 1, 0, -1):  # Fisher-Yates
+        j = int(rand_below(rng, i + 1))
+        positions[i], positions[j] = positions[j], positions[i]
+    return f"suite:{name} sha256:{digest}", positions
 
 
 def parse_random_openings(text):
@@ -103,7 +136,9 @@ class Schedule:
     `schedule.index_of(slot_id)`.
 
     A slot is a dict: `id`, `pair`, `start` (position string), `opening` (moves in notation),
-    `white`, `black` (specs), `seed_white`, `seed_black`."""
+    `white`, `black` (specs), `seed_white`, `seed_black`; and `adjudicate` (the rules) when
+    the settings have adjudication rules; in a clocked tournament also
+    `time_control` and `time_margin` (milliseconds)."""
 
     def __init__(self, game, start, pairings, games, openings, seed, settings):
         self.game = game
@@ -114,7 +149,10 @@ class Schedule:
         # Pair ids name the tournament too, so files merged for rating never share one.
         self.tag = hashlib.sha256(json.dumps(settings, sort_keys=True).encode()).hexdigest()[:8]
         self._source = openings  # ("none",) / ("random", unit, length) / ("file", positions)
+        # A clocked tournament's slots carry its time control (play_slot reads it).
+        self.clock = {k: settings[k] for k in ("time_control", "time_margin") if k in settings}
         self._last = (None, None)  # the opening made last: consecutive slots share it
+        self.adjudicate = settings.get("adjudicate")
 
     def __len__(self):
         return self.openings_count * len(self.pairings) * 2
@@ -146,10 +184,13 @@ class Schedule:
         white, black = (first, second) if swap == 0 else (second, first)
         slot_id = f"p{p}-o{k}-{swap}"
         start, opening = self.opening(k)
-        return {"id": slot_id, "pair": f"{self.tag}-p{p}-o{k}", "start": start, "opening": list(opening),
+        slot = {"id": slot_id, "pair": f"{self.tag}-p{p}-o{k}", "start": start, "opening": list(opening),
                 "white": white, "black": black,
                 "seed_white": derive_seed(self.seed, slot_id, "white"),
-                "seed_black": derive_seed(self.seed, slot_id, "black")}
+                "seed_black": derive_seed(self.seed, slot_id, "black"), **self.clock}
+        if self.adjudicate:
+            slot["adjudicate"] = self.adjudicate
+        return slot
 
     def index_of(self, slot_id):
         """Return the index of the slot with this id, or None if the schedule has none."""

@@ -128,6 +128,16 @@ replay = list(replay_states(record))
 for ply, move, position in (replay[1], replay[len(replay) // 2], replay[-1]):
     print(f"after ply {ply}: {move}")
     display(position)"""),
+    ("md", """## Watch the games
+
+`agents.viewer.view` shows records inline as a replay (HTML and JavaScript, no widgets): the
+game list, the board at every ply with the same marks as the pictures above, the move list,
+a slider and the arrow keys (click the viewer first). `view(record)` shows one game;
+`.save("games.html")` writes the same replay as one self-contained page, as
+`ludo-flow replay FILE --html OUT.html` does."""),
+    ("code", """from agents.viewer import view
+
+view(records)"""),
     ("md", """## Tolkuchka
 
 The other game works through the same calls. A Tolkuchka move advances a whole row; here the

@@ -203,6 +203,7 @@ def test_human_agent_asks_again_until_the_move_is_legal():
     assert text.count("try again") == 3
 
 
+@pytest.mark.slow
 def test_cli_bestmove_prints_stats_then_the_move(capsys):
     assert cli_main(["bestmove", "flow", "--variant", "fountain", "--after", "a2-b2",
                      "--agent", "alphabeta:depth=3"]) == 0

@@ -202,6 +202,7 @@ def test_the_eval_setting_is_checked(name, default, other):
     assert make_agent(f"{name}:eval={default}").name == name
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("evaluation", ["hand", "texel"])
 def test_alphabeta_depth_one_plays_the_best_child_by_the_chosen_evaluation(evaluation):
     game = ludo_flow.load_game("tolkuchka")

@@ -20,6 +20,8 @@ from agents import make_agent
 from agents.base import SearchInterrupted
 from agents.clock import Interrupts
 
+pytestmark = pytest.mark.slow  # compiles or starts processes: outside the fast lane
+
 # Hang guards only: an interrupt that fails to stop a search ends it here instead of never.
 GUARD = "time=120"
 SEARCHES = {"alphabeta": f"alphabeta:depth=40,{GUARD}",

@@ -5,7 +5,11 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 from agents import cli
+
+pytestmark = pytest.mark.slow  # compiles or starts processes: outside the fast lane
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 GAME_ROWS = ("first_call", "perft", "playouts", "playouts_all_cores", "reference_playouts",

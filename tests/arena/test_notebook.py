@@ -9,10 +9,14 @@ import json
 import sys
 from pathlib import Path
 
+import pytest
+
 import nbformat
 from nbclient import NotebookClient
 
 import ludo_flow  # noqa: F401  (sets NUMBA_CACHE_DIR to the keyed folder the kernel inherits)
+
+pytestmark = pytest.mark.slow  # compiles or starts processes: outside the fast lane
 
 NOTEBOOKS = Path(__file__).resolve().parents[2] / "experiments" / "notebooks"
 KERNEL = "ludo-flow-test"

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from clitext import messages
 from agents.cli import main
 from agents.records import ReadReport, load_records, record_line
 
@@ -65,6 +66,7 @@ def test_resume_cuts_only_a_cut_last_line_after_checking_the_whole_file(tmp_path
     assert sorted(r["id"] for r in records) == sorted({r["id"] for r in records}) and len(records) == 6
 
 
+@pytest.mark.slow
 def test_a_second_runner_on_the_same_file_refuses_at_once_naming_the_first(tmp_path):
     out = tmp_path / "locked.jsonl"
     first = subprocess.Popen([sys.executable, "-m", "agents.cli", "tournament", "flow", "--agents",
@@ -115,7 +117,7 @@ def test_duplicate_records_are_rated_once_and_conflicting_ones_refused_by_id(tmp
     for command in (["ratings", str(out)], ["replay", str(out), "--game", other["id"]]):
         assert main(command) == 2
         err = capsys.readouterr().err
-        assert f"game {other['id']!r} is recorded twice with different results" in err and err.count("\n") == 1
+        assert f"game {other['id']!r} is recorded twice with different results" in err and len(messages(err)) == 1
     assert small_tournament(out, "--resume") == 2
     assert out.read_bytes() == before
 
@@ -139,6 +141,7 @@ def _gone(pids, seconds=20):
     return False
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
 def test_sigterm_stops_like_ctrl_c_and_workers_die_with_their_runner(tmp_path, how):
     out = tmp_path / "t.jsonl"
@@ -183,6 +186,7 @@ def test_a_bad_output_path_is_refused_before_the_warm_up(tmp_path):
     assert not (tmp_path / "no").exists()
 
 
+@pytest.mark.slow
 def test_a_full_disk_stops_the_run_with_one_line_and_a_resume_recovers_every_game(tmp_path):
     out = tmp_path / "full.jsonl"
     args = ["tournament", "flow", "--variant", "fountain", "--agents", *FAST, "--games", "40", "--workers", "0",
@@ -244,6 +248,7 @@ def test_bestmove_refuses_a_huge_budget_in_one_line():
                                                      "alphabeta:nodes=18446744073709551616", timeout=60))
 
 
+@pytest.mark.slow
 def test_a_script_without_a_main_guard_stops_with_the_cause(tmp_path):
     script = tmp_path / "unguarded.py"
     script.write_text("from agents.tournament import Tournament\n"
@@ -314,7 +319,7 @@ def test_malformed_records_get_one_line_naming_the_line(tmp_path, capsys, good_f
     for command in _commands(path, json.loads(lines[0])["id"]):
         assert main(command) == 2, command
         err = capsys.readouterr().err
-        assert "bad.jsonl:3:" in err and err.count("\n") == 1 and "Traceback" not in err, err
+        assert "bad.jsonl:3:" in err and len(messages(err)) == 1 and "Traceback" not in err, err
         assert path.read_bytes() == before
 
 
@@ -325,7 +330,7 @@ def test_deep_nesting_and_huge_numbers_are_refused_in_one_line(tmp_path, capsys)
         path.write_text(line + "\n")
         assert main(["ratings", str(path)]) == 2
         err = capsys.readouterr().err
-        assert "x.jsonl:1:" in err and err.count("\n") == 1
+        assert "x.jsonl:1:" in err and len(messages(err)) == 1
 
 
 def test_mutated_records_files_succeed_or_are_refused_in_one_line_unchanged(tmp_path_factory, good_file):

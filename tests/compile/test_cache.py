@@ -27,6 +27,8 @@ import pytest
 from agents import warmup
 from ludo_flow import cache, compiling
 
+pytestmark = pytest.mark.slow  # compiles in subprocesses: outside the fast lane
+
 REPO = Path(__file__).resolve().parents[2]
 
 SCRIPT = r"""

@@ -19,6 +19,8 @@ import pytest
 from agents import warmup
 from ludo_flow import compiling
 
+pytestmark = pytest.mark.slow  # compiles or starts processes: outside the fast lane
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -194,6 +194,7 @@ def test_perft_4_divide():
     assert divide == expected
 
 
+@pytest.mark.slow
 def test_perft_5_standard():
     assert TolkRef.standard().perft(5) == 97640
 

@@ -1,0 +1,149 @@
+"""The replay page and the play page in a real headless Chromium (one browser for all tests).
+
+The replay page, opened from a file written by `ludo-flow replay --html`, steps through every
+ply of every game by keyboard, and the board read from the DOM equals the record's position
+at that ply; no console errors; no request leaves the page. The play page: a whole game
+against `random` played by clicks, whose saved record replays to the final position shown.
+Screenshots go to the test's output folder (printed)."""
+import random
+import threading
+import time
+
+import pytest
+
+import ludo_flow
+from agents.cli import main
+from agents.records import load_records, record_line, start_state, state_at
+from agents.viewer import view
+from agents.viewer.server import PlayConfig, make_server
+
+pytestmark = pytest.mark.slow
+
+READ_BOARD = """() => {
+  const svg = document.querySelector('.lfv-board svg');
+  const pieces = {};
+  for (const c of svg.querySelectorAll('circle.piece')) {
+    const t = svg.querySelector('text.letter[data-square="' + c.dataset.square + '"]');
+    pieces[c.dataset.square] = [c.getAttribute('fill'), c.getAttribute('stroke'), t ? t.textContent : ''];
+  }
+  const squares = sel => [...svg.querySelectorAll(sel)].map(e => e.dataset.square).sort();
+  return {ply: Number(svg.dataset.ply), index: Number(svg.dataset.index), pieces,
+          last: squares('rect.last-move'), changed: squares('rect.changed'), rings: squares('circle.ring'),
+          barred: svg.querySelectorAll('line.barred').length};
+}"""
+
+
+def expected(state):
+    """Return what the DOM should show of a state's board picture."""
+    from ludo_flow.render import square_name
+    p = state.board_picture()
+    names = lambda squares: sorted(square_name(s) for s in squares)  # noqa: E731
+    return {"pieces": {square_name(sq): list(t) for sq, t in p["pieces"].items()},
+            "last": names(p["last_move"]), "changed": names(p["changed"]), "rings": names(p["rings"]),
+            "barred": int(p["barred"] is not None)}
+
+
+def watch(page, base):
+    """Collect console errors, page errors and requests to anything but `base`."""
+    problems = []
+    page.on("console", lambda m: problems.append(f"console {m.type}: {m.text}") if m.type in ("error", "warning") else None)
+    page.on("pageerror", lambda e: problems.append(f"page error: {e}"))
+    page.on("request", lambda r: None if r.url.startswith(base) else problems.append(f"request {r.url}"))
+    return problems
+
+
+def test_replay_page_steps_through_every_ply(browser, records, tmp_path):
+    path = tmp_path / "games.jsonl"
+    path.write_text("".join(record_line(r) for r in records))
+    html = tmp_path / "replay.html"
+    assert main(["replay", str(path), "--html", str(html)]) == 0
+    page = browser.new_page(viewport={"width": 1280, "height": 800})
+    url = html.as_uri()
+    problems = watch(page, url)
+    start = time.perf_counter()
+    page.goto(url)
+    opened = time.perf_counter() - start
+    for number, record in enumerate(records):
+        page.click(f'.lfv-games tr[data-index="{number}"]')
+        state = start_state(dict(record, opening=[]))
+        words = record["opening"] + record["moves"]
+        for index in range(len(words) + 1):
+            if index:
+                state.apply(state.parse_action(words[index - 1]))
+                page.keyboard.press("ArrowRight")
+            shown = page.evaluate(READ_BOARD)
+            assert shown["index"] == index and shown["ply"] == index - len(record["opening"])
+            assert {k: shown[k] for k in expected(state)} == expected(state), (record["id"], index)
+        page.keyboard.press("ArrowRight")  # past the end: stays
+        assert page.evaluate(READ_BOARD)["index"] == len(words)
+        page.keyboard.press("Home")
+        assert page.evaluate(READ_BOARD)["index"] == 0
+    per_ply = page.evaluate("""() => { const t = performance.now();
+      for (let i = 0; i < 50; i++) { document.dispatchEvent(new KeyboardEvent('keydown', {key: 'ArrowRight'}));
+        document.querySelector('.lfv-board svg').getBoundingClientRect(); }
+      return (performance.now() - t) / 50; }""")
+    page.fill(".lfv-filter-agent", "seed=3")
+    assert page.locator(".lfv-games tbody tr").count() == 1
+    shots = tmp_path / "replay.png"
+    page.screenshot(path=str(shots))
+    print(f"\nreplay page: opened in {opened:.2f} s, {per_ply:.2f} ms a ply; screenshot {shots}")
+    assert problems == []
+    page.close()
+
+
+def test_notebook_fragment_mounts_in_a_page(browser, records):
+    page = browser.new_page()
+    problems = watch(page, "about:")
+    page.set_content("<html><body>" + view(records)._repr_html_() + view(records[1])._repr_html_() + "</body></html>")
+    assert page.locator(".lfv .lfv-board svg").count() == 2
+    page.locator(".lfv").nth(1).focus()
+    page.keyboard.press("ArrowRight")
+    assert page.locator(".lfv-board svg").nth(1).get_attribute("data-index") == "1"
+    assert page.locator(".lfv-board svg").nth(0).get_attribute("data-index") == "0"
+    assert problems == []
+    page.close()
+
+
+def test_a_whole_game_against_random_by_clicks(browser, tmp_path):
+    game = ludo_flow.load_game("flow", "fountain", max_turns=12)
+    out = tmp_path / "played.jsonl"
+    server = make_server(PlayConfig(game=game, agent="random", out=str(out), port=0), quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        page = browser.new_page(viewport={"width": 1100, "height": 700})
+        problems = watch(page, base)
+        page.goto(base)
+        rng = random.Random(5)
+        names = lambda sq: "abcdefgh"[sq & 7] + str((sq >> 3) + 1)  # noqa: E731
+        ready = ("() => { const v = window.lfvPlay && window.lfvPlay.view(); return !!v && !window.lfvPlay.busy()"
+                 " && (v.over || (v.thinking === null && v.to_move === v.human)); }")
+        clicks = 0
+        while True:
+            deadline = time.monotonic() + 60
+            while not page.evaluate(ready):
+                assert time.monotonic() < deadline, "the page never became ready"
+                time.sleep(0.02)
+            v = page.evaluate("() => window.lfvPlay.view()")
+            if v["over"]:
+                break
+            word, src, dst = rng.choice(v["legal"])
+            page.click(f'.hit[data-square="{names(src)}"]')
+            if src != dst:
+                page.click(f'.hit[data-square="{names(dst)}"]')
+            clicks += 1
+        assert clicks > 0 and v["saved"]
+        shot = tmp_path / "play.png"
+        page.screenshot(path=str(shot))
+        print(f"\nplay page: {clicks} moves by clicks, {len(v['moves'])} plies; screenshot {shot}")
+        (record,) = load_records(str(out))
+        final = state_at(record).board_picture()["pieces"]
+        assert {sq: list(t) for sq, t in final.items()} == {p[0]: p[1:] for p in v["pieces"]}
+        assert record["result"] == v["result"]
+        assert problems == []
+        page.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

@@ -1,0 +1,127 @@
+"""`ludo-flow serve`'s server on 127.0.0.1: a move played over HTTP, the agent's reply, undo,
+swap, and every bad request answered by a 4xx with a JSON message."""
+import http.client
+import json
+import threading
+import time
+
+import pytest
+
+import ludo_flow
+from agents.records import load_records, state_at
+from agents.viewer.server import PlayConfig, make_server
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def server(tmp_path):
+    game = ludo_flow.load_game("flow", "fountain", max_turns=6)
+    srv = make_server(PlayConfig(game=game, agent="random", out=str(tmp_path / "played.jsonl"),
+                                 host="127.0.0.1", port=0), quiet=True)
+    thread = threading.Thread(target=srv.serve_forever, daemon=True)
+    thread.start()
+    yield srv
+    srv.shutdown()
+    srv.server_close()
+    thread.join(5)
+
+
+def call(srv, method, path, body=None, headers=None, raw=None):
+    conn = http.client.HTTPConnection("127.0.0.1", srv.server_address[1], timeout=30)
+    head = {"Content-Type": "application/json"} if body is not None or raw is not None else {}
+    head.update(headers or {})
+    conn.request(method, path, body=raw if raw is not None else (json.dumps(body) if body is not None else None),
+                 headers=head)
+    response = conn.getresponse()
+    status, kind, data = response.status, response.getheader("Content-Type"), response.read()
+    conn.close()
+    return status, kind, data
+
+
+def api(srv, method, path, body=None):
+    status, kind, data = call(srv, method, path, body)
+    assert kind.startswith("application/json"), data[:200]
+    return status, json.loads(data)
+
+
+def wait_for_human(srv, sid):
+    for _ in range(600):
+        status, view = api(srv, "GET", f"/api/state?s={sid}")
+        assert status == 200 and view["error"] is None
+        if view["over"] or (view["thinking"] is None and view["to_move"] == view["human"]):
+            return view
+        time.sleep(0.05)
+    raise AssertionError("the agent did not answer")
+
+
+def test_a_game_over_http_is_saved_as_a_record(server):
+    assert server.server_address[0] == "127.0.0.1"
+    status, kind, page = call(server, "GET", "/")
+    assert status == 200 and kind.startswith("text/html") and b"LudoViewer" in page
+    status, view = api(server, "POST", "/api/new", {"human": "black"})
+    assert status == 200 and view["human"] == "black"
+    sid = view["session"]
+    view = wait_for_human(server, sid)
+    assert len(view["moves"]) >= 1 and view["moves"][0][1] is not None  # the agent moved first
+    played = len(view["moves"])
+    status, view = api(server, "POST", "/api/move", {"session": sid, "move": view["legal"][0][0]})
+    assert status == 200 and len(view["moves"]) == played + 1
+    status, view = api(server, "POST", "/api/undo", {"session": sid})
+    assert status == 200 and len(view["moves"]) == played
+    while True:  # play the first legal move to the end (max_turns=6 keeps it short)
+        view = wait_for_human(server, sid)
+        if view["over"]:
+            break
+        status, view = api(server, "POST", "/api/move", {"session": sid, "move": view["legal"][0][0]})
+        assert status == 200
+    assert view["saved"]["id"]
+    (record,) = load_records(server.config.out)
+    assert record["black"] == "human" and record["white"] == "random"
+    assert record["moves"] == [m[0] for m in view["moves"]]
+    assert state_at(record).to_string() is not None and record["result"] == view["result"]
+
+
+def test_bad_requests_get_4xx_json(server):
+    status, view = api(server, "POST", "/api/new", {})
+    sid = view["session"]
+    cases = [
+        ("POST", "/api/move", {"session": sid, "move": "z9-z9"}, 422),
+        ("POST", "/api/move", {"session": sid, "move": "a1-a5"}, 422),
+        ("POST", "/api/move", {"session": sid, "move": 7}, 400),
+        ("POST", "/api/move", {"session": "nope", "move": "a2-a3"}, 404),
+        ("POST", "/api/new", {"human": "green"}, 400),
+        ("POST", "/api/new", {"agent": "alphabeta:depht=2"}, 400),
+        ("POST", "/api/nothing", {"session": sid}, 404),
+        ("GET", "/etc/passwd", None, 404),
+        ("GET", "/api/state?s=", None, 404),
+    ]
+    for method, path, body, expected in cases:
+        status, answer = api(server, method, path, body)
+        assert status == expected and answer["error"], (path, body, answer)
+    status, kind, data = call(server, "POST", "/api/move", raw=b"{not json")
+    assert status == 400 and json.loads(data)["error"]
+    status, kind, data = call(server, "POST", "/api/move", raw=b"[1]")
+    assert status == 400
+    status, kind, data = call(server, "POST", "/api/move", raw=b"x" * 10000)
+    assert status == 413
+    status, kind, data = call(server, "POST", "/api/move", raw=b"{}", headers={"Content-Type": "text/plain"})
+    assert status == 415
+    status, kind, data = call(server, "GET", "/", headers={"Host": "evil.example:80"})
+    assert status == 403
+    status, view = api(server, "GET", f"/api/state?s={sid}")
+    assert status == 200  # still serving
+
+
+def test_swap_starts_the_agent_and_close_stops_its_process(server):
+    status, view = api(server, "POST", "/api/new", {"human": "white", "agent": "mcts:time=30"})
+    sid = view["session"]
+    status, view = api(server, "POST", "/api/swap", {"session": sid})
+    assert view["human"] == "black" and view["thinking"] is not None
+    session = server.sessions[sid]
+    process = session.searcher.process
+    assert process.is_alive()
+    status, answer = api(server, "POST", "/api/close", {"session": sid})
+    assert status == 200 and sid not in server.sessions
+    process.join(5)
+    assert not process.is_alive()
