@@ -502,27 +502,31 @@ def cmd_ratings(args):
     skipped records) or one JSON object."""
     import json
     from . import ratings
-    from .records import ReadReport, describe_sources, iter_records, sources_counts
+    from .records import ReadReport, SeenGames, describe_sources, iter_records
     if args.plots:
         _plots_folder(args.plots)
-    records, games, report, seen = [], {}, ReadReport(), {}
+    # Counted as read, never held: a file of a million records is rated in flat memory.
+    counts, games, report, seen, sources = ratings.RecordCounts(), {}, ReadReport(), SeenGames(), {}
     for path in args.files:
-        found = list(iter_records(path, report, seen))
-        records.extend(found)
-        games[path] = ratings.rule_sets(found)
+        sets = ratings.RuleSets()
+        for record in iter_records(path, report, seen):
+            counts.add(record)
+            sets.add(record, counts.records - 1)
+            key = record.get("sources")
+            sources[key] = sources.get(key, 0) + 1
+        games[path] = sets.sets()
     if report.describe():
         print(f"ludo-flow: skipped {report.describe()} (each game counted once)", file=sys.stderr)
     if len({label for sets in games.values() for label in sets}) > 1 and len(games) > 1:
         raise CommandError("the files mix games or rule sets, which are never rated together: " + "; ".join(
             f"{ratings.printable(path)}: {ratings.describe_rule_sets(sets)}" for path, sets in games.items())
             + "; rate each apart")
-    if not records:
+    if not counts.records:
         raise CommandError("no records to rate")
-    sources = sources_counts(records)
     if len(sources) > 1:
         print(f"ludo-flow: these records were played by {len(sources)} versions of the sources: "
               f"{ratings.printable(describe_sources(sources))}; the ratings pool them", file=sys.stderr)
-    rated = ratings.rate_records(records, anchor=args.anchor)
+    rated = counts.rate(anchor=args.anchor)
     if args.json:
         print(json.dumps(ratings.report_json(rated)))
     else:

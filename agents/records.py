@@ -46,15 +46,19 @@ A file whose name ends in `.gz` is gzip-compressed, read and written transparent
 at most the record being written, and a resume closes a cut stream (`repair_gzip_tail`)
 before appending.
 """
+import hashlib
 import json
 import math
 import os
+import re
 import warnings
 import zlib
+from itertools import repeat
 
 import ludo_flow
 from ludo_flow.errors import LudoFlowError
 
+from .compact import HashCodes
 from .ratings.match import printable
 
 FORFEIT = "forfeit"
@@ -101,8 +105,8 @@ def _clock(value):
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
 
 
-def _words(value):
-    return isinstance(value, list) and all(_text(w) for w in value)
+def _words(value):  # as all(_text(w) for w in value), at C speed: a record holds hundreds of moves
+    return isinstance(value, list) and all(map(isinstance, value, repeat(str))) and all(map(str.strip, value))
 
 
 def _params(value):
@@ -244,10 +248,24 @@ def _bounded_int(text):
     return int(text)
 
 
+_DECODER = json.JSONDecoder(parse_constant=_refuse_constant)
+_BOUNDED_DECODER = json.JSONDecoder(parse_constant=_refuse_constant, parse_int=_bounded_int)
+_LONG_DIGITS = re.compile(r"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+_LONG_DIGITS_BYTES = re.compile(rb"\d{%d}" % (MAX_NUMBER_DIGITS + 1))
+
+
 def parse_record(line):
     """Return the checked record of one JSON line (str or bytes), or raise RecordError."""
+    long_number = _LONG_DIGITS_BYTES if isinstance(line, (bytes, bytearray)) else _LONG_DIGITS
+    # Integers are checked one by one only where the line has a run of digits that long: a
+    # hook called for every number would cost a fifth of the parse.
+    decoder = _BOUNDED_DECODER if long_number.search(line) else _DECODER
     try:
-        value = json.loads(line, parse_constant=_refuse_constant, parse_int=_bounded_int)
+        if isinstance(line, (bytes, bytearray)):  # as json.loads does, with a decoder made once
+            line = line.decode(json.detect_encoding(line), "surrogatepass")
+        elif line.startswith("\ufeff"):
+            raise ValueError("Unexpected UTF-8 BOM (decode using utf-8-sig)")
+        value = decoder.decode(line)
     except RecursionError:
         raise RecordError("the line nests too deeply to be a record") from None
     except (ValueError, UnicodeDecodeError) as err:  # JSONDecodeError is a ValueError
@@ -366,9 +384,11 @@ def game_key(record):
 
 def iter_records(path, report=None, seen=None):
     """Yield the checked records of a file, in order. A bad line raises RecordError naming
-    `path:line`; a cut last line is skipped (noted in `report`). With `seen` (a dict shared
+    `path:line`; a cut last line is skipped (noted in `report`). With `seen` (a SeenGames shared
     across files), a record of a game already read is skipped if it is the same record and
     refused if its result differs."""
+    if seen is not None:
+        seen.reading(path)
     for number, line in iter_lines(path):
         if not line.endswith(b"\n"):
             if report is not None:
@@ -380,29 +400,77 @@ def iter_records(path, report=None, seen=None):
             record = parse_record(line)
         except RecordError as err:
             raise RecordError(f"{path}:{number}: {err}") from None
-        if seen is not None:
-            key = game_key(record)
-            if key is not None:
-                first = seen.get(key)
-                if first is not None:
-                    if first[1] != record["result"]:
-                        raise RecordError(f"{path}:{number}: game {record['id']!r} is recorded twice with "
-                                          f"different results ({first[1]} at {first[0]}, "
-                                          f"{record['result']} here)")
-                    if report is not None:
-                        report.duplicates += 1
-                    continue
-                seen[key] = (f"{path}:{number}", record["result"])
+        if seen is not None and not seen.add(record, path, number):
+            if report is not None:
+                report.duplicates += 1
+            continue
         if report is not None and record["result"] == UNFINISHED:
             report.unfinished += 1
         yield record
+
+
+class SeenGames:
+    """The games read so far, across files, by `game_key`, each with its result: a 128-bit hash
+    and a result code each (`agents.compact.HashCodes`), so a million ids take tens of MB.
+    `iter_records` asks it about every record; its paths are read again only to name where a
+    game recorded twice with different results was first read."""
+
+    def __init__(self):
+        self._codes = HashCodes()
+        self._paths = []
+
+    def __len__(self):
+        return len(self._codes)
+
+    def reading(self, path):
+        """Note that records of `path` are read next."""
+        self._paths.append(path)
+
+    def add(self, record, path, number):
+        """Return True for a game not read before (or without an id), False for a repeat with the
+        same result; raise RecordError naming both places for a repeat with another result."""
+        key = game_key(record)
+        if key is None:
+            return True
+        code = _result_code(record["result"])
+        previous = self._codes.put(key, code)
+        if not previous:
+            return True
+        if previous == code:
+            return False
+        where, result = self._first(key)
+        raise RecordError(f"{path}:{number}: game {record['id']!r} is recorded twice with different results "
+                          f"({result} at {where}, {record['result']} here)")
+
+    def _first(self, key):
+        """Return (path:line, result) of the first record of a game (read again: an error's path)."""
+        for path in self._paths:
+            for number, line in iter_lines(path):
+                if not line.endswith(b"\n") or not line.strip():
+                    continue
+                record = parse_record(line)
+                if game_key(record) == key:
+                    return f"{path}:{number}", record["result"]
+        return "an earlier line", "another result"
+
+
+_RESULT_CODES = {result: code for code, result in enumerate(RESULTS + (UNFINISHED,), 1)}
+
+
+def _result_code(result):
+    """Return a code 1..255 of a result string: one for each result of RESULTS and "*", a hash
+    for others (two other results differ in their codes but for one chance in 250)."""
+    code = _RESULT_CODES.get(result)
+    if code is None:
+        code = 6 + hashlib.blake2b(result.encode("utf-8", "surrogatepass"), digest_size=2).digest()[0] % 250
+    return code
 
 
 def load_records(*paths, report=None):
     """Return the records of one or more JSON Lines files (.jsonl or .jsonl.gz), in file order,
     each game once (see `iter_records`: a last line cut short by a kill is skipped, a malformed
     line raises RecordError naming it); `report` (a ReadReport) collects what was skipped."""
-    seen = {}
+    seen = SeenGames()
     out = []
     for path in paths:
         out.extend(iter_records(path, report, seen))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from collections import OrderedDict
+from typing import NamedTuple
 
 import numpy as np
 
@@ -190,6 +191,63 @@ def bradley_terry(games, anchor=None, bootstrap=0, seed=0, *, prior_draws=1.0, f
     game, or games that split into groups that never met (naming the groups).
     """
     rows = parse_games(games)
+    names = list(OrderedDict.fromkeys(x for r in rows for x in r[:2]))
+    index = {name: i for i, name in enumerate(names)}
+    # ordered (white, black) pairs, both orientations of every pair that met, as they first met
+    pair_of = {}
+    for w, b, _, _ in rows:
+        for key in ((index[w], index[b]), (index[b], index[w])):
+            pair_of.setdefault(key, len(pair_of))
+    game_pair = np.array([pair_of[(index[w], index[b])] for w, b, _, _ in rows], dtype=np.intp)
+    game_score = np.array([r[2] for r in rows])
+    m = len(pair_of)
+    counts = GameCounts(tuple(names), tuple(pair_of),
+                        np.bincount(game_pair, minlength=m).astype(float),
+                        np.bincount(game_pair, weights=game_score, minlength=m))
+    return _fit(counts, anchor, _Options(bootstrap, seed, prior_draws, first_move, errors),
+                _Games(rows, game_pair, game_score))
+
+
+class GameCounts(NamedTuple):
+    """What a joint fit needs of the games: the agents in order and, for each ordered
+    (white, black) pair of agents that met (both orientations, in the order they first met),
+    its games and White's points. `bradley_terry_counts` fits them."""
+
+    agents: tuple      # names
+    pairs: tuple       # (white index, black index) into agents
+    games: object      # float array: games of each ordered pair (0 for an orientation never played)
+    points: object     # float array: White's points in them
+
+
+class _Options(NamedTuple):
+    bootstrap: int
+    seed: int
+    prior_draws: float
+    first_move: bool
+    errors: str
+
+
+class _Games(NamedTuple):
+    """The games one by one (for the sandwich intervals and the bootstrap)."""
+
+    rows: list
+    pair: object       # each game's index into GameCounts.pairs
+    score: object
+
+
+def bradley_terry_counts(counts, anchor=None, bootstrap=0, seed=0, *, prior_draws=1.0, first_move=True,
+                         errors="hessian"):
+    """Return the :func:`bradley_terry` fit of games given as counts: a :class:`GameCounts`.
+
+    Equal to ``bradley_terry(games)`` of the games counted, the agents and pairs in the order
+    the games first named them; its memory does not grow with the games. Hessian intervals
+    only: sandwich and bootstrap intervals need the games one by one (RatingsError)."""
+    return _fit(counts, anchor, _Options(bootstrap, seed, prior_draws, first_move, errors), None)
+
+
+def _fit(counts, anchor, options, per_game):
+    """Fit the counts (with `per_game`, the games one by one, for sandwich or bootstrap intervals)."""
+    bootstrap, seed, prior_draws, first_move, errors = options
     if errors not in ("hessian", "sandwich"):
         raise RatingsError(f"errors must be 'hessian' or 'sandwich', got {shown(errors)}")
     try:
@@ -201,31 +259,29 @@ def bradley_terry(games, anchor=None, bootstrap=0, seed=0, *, prior_draws=1.0, f
     prior_draws = _number(prior_draws, "prior_draws")
     if not (math.isfinite(prior_draws) and prior_draws >= 0):
         raise RatingsError(f"prior_draws must be a finite number >= 0, got {prior_draws}")
+    if (bootstrap or errors != "hessian") and per_game is None:
+        raise RatingsError("sandwich and bootstrap intervals need the games one by one: use bradley_terry")
+    if not len(counts.pairs) or not np.sum(counts.games):
+        raise RatingsError("no games to rate")
 
-    names = list(OrderedDict.fromkeys(x for r in rows for x in r[:2]))
+    names = list(counts.agents)
     index = {name: i for i, name in enumerate(names)}
     n = len(names)
     if anchor is not None and not _is_key(anchor, index):
         raise RatingsError(f"anchor {printable(repr(anchor))} played no game; the agents are "
                            f"{', '.join(printable(str(a)) for a in names)}")
 
-    groups = _components(n, [(index[w], index[b]) for w, b, _, _ in rows])
+    played = np.asarray(counts.games, dtype=float)
+    white = np.array([k[0] for k in counts.pairs], dtype=np.intp)
+    black = np.array([k[1] for k in counts.pairs], dtype=np.intp)
+    groups = _components(n, [k for k, g in zip(counts.pairs, played) if g > 0])
     if len(groups) > 1:
         described = "; ".join("{" + ", ".join(printable(str(names[i])) for i in g) + "}" for g in groups)
         raise RatingsError(f"the games are disconnected: {len(groups)} groups of agents never play "
                            f"each other, so their ratings cannot be compared: {described}; "
                            f"rate each group apart")
 
-    # ordered (white, black) pairs, both orientations of every pair that met
-    pair_of = {}
-    for w, b, _, _ in rows:
-        for key in ((index[w], index[b]), (index[b], index[w])):
-            pair_of.setdefault(key, len(pair_of))
-    white = np.array([k[0] for k in pair_of], dtype=np.intp)
-    black = np.array([k[1] for k in pair_of], dtype=np.intp)
-    game_pair = np.array([pair_of[(index[w], index[b])] for w, b, _, _ in rows], dtype=np.intp)
-    game_score = np.array([r[2] for r in rows])
-    m = len(pair_of)
+    m = len(counts.pairs)
     prior_weight = np.full(m, prior_draws / 2.0)
     prior_points = np.full(m, prior_draws / 4.0)
 
@@ -233,11 +289,13 @@ def bradley_terry(games, anchor=None, bootstrap=0, seed=0, *, prior_draws=1.0, f
     model = _Model(n, white, black, ref, first_move)
 
     def totals(game_weight):
-        weight = np.bincount(game_pair, weights=game_weight, minlength=m) + prior_weight
-        points = np.bincount(game_pair, weights=game_weight * game_score, minlength=m) + prior_points
+        weight = np.bincount(per_game.pair, weights=game_weight, minlength=m) + prior_weight
+        points = np.bincount(per_game.pair, weights=game_weight * per_game.score, minlength=m) + prior_points
         return weight, points
 
-    weight, points = totals(np.ones(len(rows)))
+    won = np.asarray(counts.points, dtype=float)
+    weight = played + prior_weight
+    points = won + prior_points
     theta, info = model.fit(weight, points)
 
     # linear map from the free parameters to reported ratings (anchor or mean 0) and h
@@ -251,15 +309,15 @@ def bradley_terry(games, anchor=None, bootstrap=0, seed=0, *, prior_draws=1.0, f
     transform = to_out @ embed                                   # (n + 1) x free
     estimate = transform @ theta
 
-    # clusters for the sandwich and the bootstrap: one per (pair id, agents), else one per game
-    cluster_key = {}
-    cluster = np.empty(len(rows), dtype=np.intp)
-    for g, (w, b, _, pid) in enumerate(rows):
-        key = ("pair", pid, frozenset((w, b))) if pid is not None else ("game", g)
-        cluster[g] = cluster_key.setdefault(key, len(cluster_key))
-    n_clusters = len(cluster_key)
-
     info_inv = np.linalg.inv(info)
+    if bootstrap > 0 or errors == "sandwich":
+        # clusters: one per (pair id, agents), else one per game
+        cluster_key = {}
+        cluster = np.empty(len(per_game.rows), dtype=np.intp)
+        for g, (w, b, _, pid) in enumerate(per_game.rows):
+            key = ("pair", pid, frozenset((w, b))) if pid is not None else ("game", g)
+            cluster[g] = cluster_key.setdefault(key, len(cluster_key))
+        n_clusters = len(cluster_key)
     if bootstrap > 0:
         rng = np.random.default_rng(seed)
         samples = np.empty((bootstrap, n + 1))
@@ -274,10 +332,10 @@ def bradley_terry(games, anchor=None, bootstrap=0, seed=0, *, prior_draws=1.0, f
     else:
         if errors == "sandwich":
             p = _sigmoid(K * (model.design @ theta))
-            residual = K * (game_score - p[game_pair])
-            per_game = model.design[game_pair] * residual[:, None]
-            per_cluster = np.zeros((n_clusters, per_game.shape[1]))
-            np.add.at(per_cluster, cluster, per_game)
+            residual = K * (per_game.score - p[per_game.pair])
+            per_row = model.design[per_game.pair] * residual[:, None]
+            per_cluster = np.zeros((n_clusters, per_row.shape[1]))
+            np.add.at(per_cluster, cluster, per_row)
             cov_free = info_inv @ (per_cluster.T @ per_cluster) @ info_inv
         else:
             cov_free = info_inv
@@ -288,11 +346,10 @@ def bradley_terry(games, anchor=None, bootstrap=0, seed=0, *, prior_draws=1.0, f
 
     games_played = np.zeros(n)
     points_won = np.zeros(n)
-    for w, b, s, _ in rows:
-        games_played[index[w]] += 1
-        games_played[index[b]] += 1
-        points_won[index[w]] += s
-        points_won[index[b]] += 1.0 - s
+    np.add.at(games_played, white, played)
+    np.add.at(games_played, black, played)
+    np.add.at(points_won, white, won)
+    np.add.at(points_won, black, played - won)
 
     order = sorted(range(n), key=lambda i: (-estimate[i], str(names[i])))
     ratings = tuple(AgentRating(names[i], float(estimate[i]), float(low[i]), float(high[i]),
@@ -316,7 +373,7 @@ def bradley_terry(games, anchor=None, bootstrap=0, seed=0, *, prior_draws=1.0, f
     return BradleyTerryFit(
         ratings=ratings, agents=tuple(names[i] for i in order), los=tuple(los),
         first_move_advantage=fma, anchor=anchor, interval=interval, bootstrap=bootstrap,
-        prior_draws=prior_draws, games=len(rows),
+        prior_draws=prior_draws, games=int(np.sum(played)),
         log_likelihood=model.loglik(theta, weight - prior_weight, points - prior_points))
 
 

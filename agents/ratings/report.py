@@ -16,9 +16,9 @@ from collections import OrderedDict, defaultdict
 
 import numpy as np
 
-from .bradley_terry import BradleyTerryFit, bradley_terry, parse_games
-from .match import (RESULT_SCORES, Match, RatingsError, Result, game_counts, match_stats, pair_counts,
-                    plain, printable, shown)
+from ..compact import HashCodes
+from .bradley_terry import BradleyTerryFit, GameCounts, bradley_terry, bradley_terry_counts, parse_games
+from .match import RESULT_SCORES, Match, RatingsError, Result, match_stats, plain, printable, shown
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,20 +103,49 @@ def _rules(record, k):
     return key, label if len(label) <= 80 else label[:77] + "..."
 
 
+class RuleSets:
+    """The games records were played in (game, variant, params), counted one record at a time."""
+
+    def __init__(self):
+        self._seen = OrderedDict()          # key -> [label, records]
+        self._known = {}                    # repr of (game, variant, params) -> key, label
+
+    def add(self, record, k):
+        """Count record number `k` (RatingsError if it is not an object or its rules are not JSON)."""
+        if not isinstance(record, dict):
+            raise RatingsError(f"record {k} is {_kind(record)}, not an object")
+        # equal reprs, equal JSON: the key of the rules met before is looked up, not made again
+        short = repr((record.get("game"), record.get("variant"), record.get("params")))
+        found = self._known.get(short)
+        if found is None:
+            found = _rules(record, k)
+            if len(self._known) < 1000:     # a file of ever new rules is not held in memory
+                self._known[short] = found
+        key, label = found
+        entry = self._seen.get(key)
+        if entry is None:
+            self._seen[key] = [label, 1]
+        else:
+            entry[1] += 1
+
+    def sets(self):
+        """Return {label: number of records}, as `rule_sets`."""
+        out = {}
+        for label, n in self._seen.values():
+            while label in out:       # two games that print alike (a param 200 and "200") stay apart
+                label += "'"
+            out[label] = n
+        return out
+
+
 def rule_sets(records):
     """Return {label: number of records} of the games records were played in: game, variant, params.
 
     A label reads ``flow standard max_turns=200``; records of two labels are never rated together."""
-    seen = OrderedDict()          # key -> [label, records]
+    sets = RuleSets()
     for k, record in enumerate(records):
-        key, label = _rules(record, k)
-        seen.setdefault(key, [label, 0])[1] += 1
-    out = {}
-    for label, n in seen.values():
-        while label in out:       # two games that print alike (a param 200 and "200") stay apart
-            label += "'"
-        out[label] = n
-    return out
+        sets.add(record, k)
+    return sets.sets()
 
 
 def describe_rule_sets(sets):
@@ -156,50 +185,210 @@ def rate_records(records, anchor=None, **options):
     appear (as White of the first rated record) against the other, per game and per pair (from
     the pairs whose two games both finished with colours swapped); otherwise ``match`` is None.
 
+    ``records`` may be any iterable (a stream of ``agents.records.iter_records``): it is read
+    once and counted as it goes (:class:`RecordCounts`), so the memory does not grow with the
+    records, except with sandwich or bootstrap intervals (``errors="sandwich"``,
+    ``bootstrap=n``), which keep the games one by one.
+
     Raises RatingsError (naming the record's index) on a record that is not a dict or lacks a
     field or has one of the wrong type; on records of different games, variants or params
     (never pooled); on no rated game; and as bradley_terry does.
     """
-    games, skipped = [], {}
-    checked = []   # records may be any iterable: read it once
-    for k, record in enumerate(records):
-        white, black, score, pair = _game_of(record, k)
-        checked.append(record)
+    per_game = bool(options.get("bootstrap")) or options.get("errors", "hessian") != "hessian"
+    counts = RecordCounts(keep_games=per_game)
+    for record in records:
+        counts.add(record)
+    return counts.rate(anchor=anchor, **options)
+
+
+# the state of a pair id in RecordCounts, from the side of the agent the match is counted for:
+# 1..6 one game (1 + 3 * that agent had White + 2 * its score), 7..11 two games with colours
+# swapped (7 + the pentanomial index), 12 two games with the same colours, 13 more than two
+_ONE, _SWAPPED, _SAME, _MORE = 1, 7, 12, 13
+
+
+class RecordCounts:
+    """Result records counted one at a time: what :func:`rate_records` needs of them, never the
+    records themselves (`add(record)`, then `rate()`).
+
+    Kept: the games and White's points of each ordered pair of agents, which agents and pairs
+    appeared first (so the fit and the tables equal those of the records in a list), results
+    not rated, the rule sets, and for the two-agent match its per-game counts, pentanomial pair
+    counts and a code for each pair id (a 128-bit hash of it in `agents.compact.HashCodes`, or,
+    with `pairs_of_two`, a dict of the pairs with one game so far, forgotten when the second
+    comes: for a file where no pair id has more than two records, such as a tournament's own).
+
+    `add(record, rank)` counts records given out of order: `rank` (such as the schedule slot)
+    says where the record stands, and the result equals that of the records sorted by rank.
+    A bad record is reported by `rate()`, as `rate_records` does, after the others were read."""
+
+    def __init__(self, pairs_of_two=False, keep_games=False):
+        self.records = 0                   # records added
+        self.games = 0                     # of them rated
+        self._error = None                 # the first bad record's error
+        self._rules_error = None
+        self._rules = RuleSets()
+        self._skipped = {}                 # result -> [records, first rank]
+        self._agents = {}                  # name -> (rank, 0 for White or 1 for Black) where first seen
+        self._met = {}                     # frozenset of two agents -> (rank, (white, black)) of their first game
+        self._played = {}                  # (white, black) -> [games, White's points]
+        self._side = None                  # the agent the match's counts are kept for (the first seen)
+        self._first = None                 # (rank, White) of the first rated game
+        self._per_game = [0, 0, 0]         # L, D, W of _side
+        self._penta = [0] * 5              # LL, LD, WL+DD, WD, WW of _side over pairs with colours swapped
+        self._pair_ids = 0
+        self._pairs_of_two = pairs_of_two
+        self._pairs = {} if pairs_of_two else HashCodes()
+        self._games = [] if keep_games else None
+
+    def add(self, record, rank=None):
+        """Count one record (`rank`: its place in the order the result must match; default: the
+        order of adding)."""
+        k = self.records
+        self.records += 1
+        if self._error is not None:
+            return
+        try:
+            white, black, score, pair = _game_of(record, k)
+        except RatingsError as err:
+            self._error = err
+            return
+        if self._rules_error is None:
+            try:
+                self._rules.add(record, k)
+            except RatingsError as err:
+                self._rules_error = err
+        rank = k if rank is None else rank
         if score is None:
-            result = record["result"]
-            skipped[result] = skipped.get(result, 0) + 1
-            continue
-        games.append((white, black, score) + ((pair,) if pair is not None else ()))
-    sets = rule_sets(checked)
-    if len(sets) > 1:
-        raise RatingsError(f"the records mix {len(sets)} games or rule sets, which are never rated "
-                           f"together: {describe_rule_sets(sets)}; rate each apart")
-    n_skipped = sum(skipped.values())
-    if not games:
-        raise RatingsError(f"no rated games among {n_skipped} record(s) (results must be 1-0, 0-1 or 1/2-1/2)")
-    fit = bradley_terry(games, anchor=anchor, **options)
-    # Rows in rating order: in a sparse schedule the raw score says little about strength.
-    table = dataclasses.replace(crosstable(games), agents=fit.agents)
-    return RatedRecords(fit, table, _match(games), len(games), n_skipped, skipped)
+            entry = self._skipped.get(record["result"])
+            if entry is None:
+                self._skipped[record["result"]] = [1, rank]
+            else:
+                entry[0] += 1
+                entry[1] = min(entry[1], rank)
+            return
+        self.games += 1
+        if self._games is not None:
+            self._games.append((white, black, score) + ((pair,) if pair is not None else ()))
+        agents = self._agents
+        for side, name in ((0, white), (1, black)):
+            seen = agents.get(name)
+            if seen is None or (rank, side) < seen:
+                agents[name] = (rank, side)
+        key = frozenset((white, black))
+        met = self._met.get(key)
+        if met is None or rank < met[0]:
+            self._met[key] = (rank, (white, black))
+        entry = self._played.get((white, black))
+        if entry is None:
+            self._played[(white, black)] = [1, score]
+        else:
+            entry[0] += 1
+            entry[1] += score
+        if self._first is None or rank < self._first[0]:
+            self._first = (rank, white)
+        if self._side is None:
+            self._side = white
+        as_white = white == self._side
+        x = score if as_white else 1.0 - score
+        self._per_game[int(2 * x)] += 1
+        if pair is not None:
+            self._count_pair(pair, as_white, int(2 * x))
 
+    def _count_pair(self, pair, as_white, twice):
+        """Count a rated game of a pair id: `as_white` if the match's agent had White, `twice`
+        its score times two."""
+        pairs = self._pairs
+        code = pairs.get(pair, 0)
+        if code == 0:
+            self._pair_ids += 1
+            new = _ONE + 3 * as_white + twice
+        elif code < _SWAPPED:
+            before = code - _ONE
+            if before // 3 != as_white:
+                index = before % 3 + twice
+                self._penta[index] += 1
+                new = _SWAPPED + index
+            else:
+                new = _SAME
+            if self._pairs_of_two:
+                del pairs[pair]
+                return
+        elif code < _SAME:
+            self._penta[code - _SWAPPED] -= 1
+            new = _MORE
+        else:
+            new = _MORE
+        if self._pairs_of_two:
+            pairs[pair] = new
+        else:
+            pairs.put(pair, new)
 
-def _match(games):
-    """Return the Match of a two-agent list of games (from the first agent's side), else None."""
-    names = list(OrderedDict.fromkeys(x for g in games for x in g[:2]))
-    if len(names) != 2:
-        return None
-    a, b = names
-    per_game = game_counts([g[2] if g[0] == a else 1.0 - g[2] for g in games])
-    by_pair = defaultdict(list)
-    for g in games:
-        if len(g) == 4:
-            by_pair[g[3]].append(g)
-    complete = [(pid, g[2] if g[0] == a else 1.0 - g[2])
-                for pid, gs in by_pair.items() if len(gs) == 2 and {gs[0][0], gs[1][0]} == {a, b}
-                for g in gs]
-    incomplete = len(by_pair) - len(complete) // 2
-    return Match(a, b, match_stats(per_game), match_stats(pair_counts(complete)) if complete else None,
-                 incomplete)
+    def game_counts(self):
+        """Return the GameCounts of the rated games (agents and pairs in the order they first appeared)."""
+        names = sorted(self._agents, key=self._agents.get)
+        index = {name: i for i, name in enumerate(names)}
+        pairs, games, points = [], [], []
+        for _, (w, b) in sorted(self._met.values(), key=lambda met: met[0]):
+            for x, y in ((w, b), (b, w)):
+                n, won = self._played.get((x, y), (0, 0.0))
+                pairs.append((index[x], index[y]))
+                games.append(float(n))
+                points.append(won)
+        return GameCounts(tuple(names), tuple(pairs), np.array(games), np.array(points, dtype=float))
+
+    def crosstable(self):
+        """Return the Crosstable of the rated games (agents by score, as :func:`crosstable`)."""
+        points, played = {}, {}
+        for _, (w, b) in sorted(self._met.values(), key=lambda met: met[0]):
+            gw, pw = self._played.get((w, b), (0, 0.0))
+            gb, pb = self._played.get((b, w), (0, 0.0))
+            points.setdefault(w, {})[b] = 0.0 + pw + (gb - pb)
+            points.setdefault(b, {})[w] = 0.0 + (gw - pw) + pb
+            played.setdefault(w, {})[b] = gw + gb
+            played.setdefault(b, {})[w] = gw + gb
+        names = sorted(self._agents, key=self._agents.get)
+
+        def total(a):
+            return sum(points[a].values()) / sum(played[a].values())
+
+        agents = tuple(sorted(names, key=lambda a: (-total(a), str(a))))
+        return Crosstable(agents, {a: points[a] for a in agents}, {a: played[a] for a in agents})
+
+    def match(self):
+        """Return the Match of a two-agent set of games (from the first rated game's White), else None."""
+        if len(self._agents) != 2:
+            return None
+        a = self._first[1]
+        b = next(name for name in self._agents if name != a)
+        per_game, penta = list(self._per_game), list(self._penta)
+        if a != self._side:
+            per_game.reverse()
+            penta.reverse()
+        return Match(a, b, match_stats(per_game), match_stats(penta) if sum(penta) else None,
+                     self._pair_ids - sum(penta))
+
+    def rate(self, anchor=None, **options):
+        """Return the RatedRecords of the records added (RatingsError as `rate_records`)."""
+        if self._error is not None:
+            raise self._error
+        if self._rules_error is not None:
+            raise self._rules_error
+        sets = self._rules.sets()
+        if len(sets) > 1:
+            raise RatingsError(f"the records mix {len(sets)} games or rule sets, which are never rated "
+                               f"together: {describe_rule_sets(sets)}; rate each apart")
+        n_skipped = sum(n for n, _ in self._skipped.values())
+        if not self.games:
+            raise RatingsError(f"no rated games among {n_skipped} record(s) (results must be 1-0, 0-1 or 1/2-1/2)")
+        if self._games is not None:
+            fit = bradley_terry(self._games, anchor=anchor, **options)
+        else:
+            fit = bradley_terry_counts(self.game_counts(), anchor=anchor, **options)
+        # Rows in rating order: in a sparse schedule the raw score says little about strength.
+        table = dataclasses.replace(self.crosstable(), agents=fit.agents)
+        skipped = {result: n for result, (n, _) in sorted(self._skipped.items(), key=lambda kv: kv[1][1])}
+        return RatedRecords(fit, table, self.match(), self.games, n_skipped, skipped)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ swapped (the two games of an opening are a *pair*). The package's parts, each do
     schedule.py    the slots, made on demand from the settings and the seed; openings
     suites.py      the opening suites shipped in the package; when two positions are the same
     runner.py      Tournament: the run, the records written once per slot, resume
-    output.py      the records file: checked, locked, read whole, appended to
+    output.py      the records file: checked, locked, read once, appended to
     games.py       one slot's game in any worker
     workers.py     worker processes on this machine
     ray_runner.py  the Ray backend

@@ -1,4 +1,4 @@
-"""The records file of a running tournament: checked, locked, read whole, then appended to.
+"""The records file of a running tournament: checked, locked, read once (streaming), then appended to.
 
 `RecordsOutput(path)` is the runner's only door to its file:
 
@@ -9,9 +9,9 @@
    OS lock on it for the whole run (`flock`; `msvcrt.locking` on Windows): a second runner on
    the same file refuses at once and names the process that holds it. The lock goes with its
    process, so one left by a killed runner never blocks a resume.
-3. `existing(check_record)` reads every line of a resumed file and checks it (the record
+3. `existing(check_record)` reads every line of a resumed file, streaming, and checks it (the record
    schema of `agents.records`, then the caller's check: same tournament, an id of its
-   schedule, no id twice with another result) before anything is written or cut: a file that
+   schedule; the caller refuses an id twice with another result) before anything is written or cut: a file that
    is not this tournament's records is refused and left byte-identical. Only then does
    `cut_tail()` remove what a kill left unfinished (a last line without its newline, a cut
    gzip member).
@@ -118,7 +118,7 @@ class RecordsOutput:
         """Yield each record of the file after `check(record)` accepted it; a bad line raises
         TournamentError naming it (the file is untouched). Read it whole before writing."""
         try:
-            for record in iter_records(self.path, self.report, seen={}):
+            for record in iter_records(self.path, self.report):  # the caller counts repeats
                 check(record)
                 yield record
         except RecordError as err:

@@ -8,7 +8,7 @@
 
 Only this process writes the file, one whole line per finished game, and only once per slot:
 a game that a dead worker or a Ray retry plays twice is written once. `resume=True` reads the
-file whole, checks it is this tournament's, and skips the games already in it, so a run killed
+file once, streaming, checks it is this tournament's, and skips the games already in it, so a run killed
 at any moment loses no finished game and counts none twice. The file is locked for the whole
 run. Ctrl-C and SIGTERM stop the run alike: the workers stop, every finished game stays in the
 file, and the result says it was interrupted (the command line prints how to resume).
@@ -253,10 +253,24 @@ class Tournament:
             raise TournamentError(f"{self.out}: record id {record.get('id')!r} is not in this schedule")
 
     def _read_file(self, out, state):
-        """Read the resumed file whole, counting its records into `state`."""
+        """Read the resumed file once, streaming, counting its records into `state`: a game
+        recorded twice is counted once, or refused if its results differ (the slots' first
+        results are kept in two bits each while reading)."""
         mine = self.settings()
+        first = bytearray((len(self._schedule) + 3) // 4)
         for record in out.existing(lambda r: self._check_record(mine, r)):
-            state.add(self._schedule.index_of(record["id"]), record)
+            index = self._schedule.index_of(record["id"])
+            code = _RESULT_CODES.get(record["result"], 3)
+            if state.done[index]:
+                was = first[index >> 2] >> 2 * (index & 3) & 3
+                if was != code:
+                    raise TournamentError(f"{self.out}: game {record['id']!r} is recorded twice with different "
+                                          f"results ({_RESULT_NAMES[was]}, then {record['result']}); this file "
+                                          f"was left as it is (fix it, or choose another --out)")
+                out.report.duplicates += 1
+                continue
+            first[index >> 2] |= code << 2 * (index & 3)
+            state.add(index, record)
 
     def _record(self, slot, fields):
         """Return the full record of a slot from the fields `play_slot` returned."""
@@ -379,16 +393,23 @@ class Tournament:
                                   out=self.out, total=len(self._schedule), finished=state.done.count,
                                   interrupted=interrupted, terminated=terminated,
                                   _order=lambda record: order(record["id"]))
-        result.ratings = _rate(result.records) if state.done.count else {}
+        result.ratings = state.rate()
         return result
+
+
+_RESULT_CODES = {"1-0": 0, "0-1": 1, "1/2-1/2": 2}  # any other result: 3
+_RESULT_NAMES = ("1-0", "0-1", "1/2-1/2", "another result")
 
 
 class _RunState:
     """What the runner keeps of the finished games: which slots, the SPRT's pair counts, the
-    leader's score, the sources that played them (never the records themselves)."""
+    leader's score, the sources that played them, the ratings' counts (`ratings.RecordCounts`,
+    ranked by slot so the report equals that of the records in schedule order); never the
+    records themselves."""
 
     def __init__(self, tournament):
         self.done = Done(len(tournament.schedule()))
+        self.counts = ratings.RecordCounts(pairs_of_two=True)
         self.sprt = (SprtTest(tournament.sprt, tournament.pairings()[0][0])
                      if tournament.sprt is not None else None)
         self.points, self.games = {}, {}
@@ -406,6 +427,17 @@ class _RunState:
                 self.games[spec] = self.games.get(spec, 0) + 1
         key = record.get("sources")
         self.sources[key] = self.sources.get(key, 0) + 1
+        self.counts.add(record, rank=index)
+
+    def rate(self):
+        """Return the ratings of the games counted ({} before the first, {"error": why} if they
+        cannot be rated yet)."""
+        if not self.done.count:
+            return {}
+        try:
+            return self.counts.rate()
+        except ValueError as err:
+            return {"error": str(err)}
 
     def show(self, bar):
         """Show the leader's score on the progress bar."""
@@ -423,16 +455,6 @@ def _run_here(run, pending, write):
         slot = pending.popleft()
         if write(slot, play_slot(game_spec, slot, run.config.move_limit)):
             return
-
-
-def _rate(records):
-    """Return the ratings of the records (empty while no game is decided between two agents)."""
-    if not records:
-        return {}
-    try:
-        return ratings.rate_records(records)
-    except ValueError as err:
-        return {"error": str(err)}
 
 
 def _progress(total, initial, enabled):
