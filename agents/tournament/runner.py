@@ -35,6 +35,7 @@ from .output import RecordsOutput
 from .schedule import (Schedule, derive_seed, is_suite, parse_random_openings, random_opening, read_openings_file,
                        read_suite)
 from .sprt import SprtTest
+from .workers import ChunkSizer, run_processes, start_workers, stop_workers, take_chunk
 
 
 def clock_settings(config):
@@ -316,7 +317,11 @@ class Tournament:
                 pending = Pending(self._schedule, state.done)
                 if state.sprt is not None and state.sprt.decision() is not None:
                     pending.clear()
+                early = []  # worker processes started before the warm-up
                 try:
+                    play = self._backend(pending) if pending else None
+                    if play is run_processes:
+                        early = start_workers(self)  # they import while this process warms up
                     if pending:
                         specs = sorted(set(s for p in self.pairings() for s in p))
                         warm(self.game, specs=specs, start=self.start)
@@ -324,11 +329,16 @@ class Tournament:
                     bar = _progress(len(self._schedule), state.done.count, self.config.progress)
                     state.show(bar)
                     write = self._writer(out, state, bar, signals)
-                    if pending:
-                        self._backend(pending)(self, pending, write)
+                    if early:
+                        play(self, pending, write, early)
+                    elif play is not None:
+                        play(self, pending, write)
                 except KeyboardInterrupt as stop:
                     interrupted = True
                     terminated = isinstance(stop, Terminated)
+                finally:
+                    if early:
+                        stop_workers(early)
         finally:
             if bar is not None:
                 bar.close()
@@ -386,7 +396,6 @@ class Tournament:
                   f"(two a core on this machine's {os.cpu_count() or 1})", file=sys.stderr)
         if self.workers == 0:
             return _run_here
-        from .workers import run_processes
         return run_processes
 
     def _result(self, state, interrupted, terminated):
@@ -435,7 +444,6 @@ class _RunState:
 def _run_here(run, pending, write):
     """Play the pending slots in this process, in chunks sized as the workers' are, writing
     each chunk's games at once."""
-    from .workers import ChunkSizer, take_chunk
     game_spec = run.game.spec()
     sizer = ChunkSizer()
     while pending:

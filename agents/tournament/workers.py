@@ -141,6 +141,7 @@ class _Worker:
         self.slots = deque()
         self.chunks = deque()
         self.number = 0  # of the next game given
+        self.stopped = False
 
     def give(self, slots):
         """Send a chunk of slots to play (after the ones it holds)."""
@@ -179,7 +180,10 @@ class _Worker:
         return current, others
 
     def stop(self, kill=False):
-        """End the process: ask it to stop, or kill it; wait for it."""
+        """End the process: ask it to stop, or kill it; wait for it (once)."""
+        if self.stopped:
+            return
+        self.stopped = True
         if kill:
             self.process.kill()
         else:
@@ -211,19 +215,38 @@ def take_chunk(pending, size):
     return slots
 
 
-def run_processes(run, pending, write):
-    """Play the pending slots in `run.workers` worker processes; replace a worker that dies or
-    overruns. `write([(slot, fields), ...])` records finished games and returns True to stop."""
+def _context():
     import multiprocessing
+    return multiprocessing.get_context("spawn")
+
+
+def start_workers(run):
+    """Start `run.workers` worker processes and return them (for `run_processes`): started
+    before the runner's warm-up, they import their modules meanwhile (they compile nothing:
+    they wait for their first chunk, sent after the warm-up). `stop_workers` ends them."""
+    ctx = _context()
+    return [_Worker(ctx, run.game.spec(), run.config.move_limit) for _ in range(run.workers)]
+
+
+def stop_workers(workers):
+    """End worker processes (those already ended are left alone)."""
+    for w in workers:
+        w.stop(kill=bool(w.slots) or not w.ready)
+
+
+def run_processes(run, pending, write, workers=None):
+    """Play the pending slots in `run.workers` worker processes (`workers` from `start_workers`,
+    or started here); replace a worker that dies or overruns. `write([(slot, fields), ...])`
+    records finished games and returns True to stop."""
     from multiprocessing.connection import wait
 
-    ctx = multiprocessing.get_context("spawn")
+    ctx = _context()
     game_spec = run.game.spec()
     move_limit = run.config.move_limit
     grace = 1.0 + 0.25 * move_limit  # a search that never returns is killed after this
     deaths = {}
     sizer = ChunkSizer()
-    workers = [_Worker(ctx, game_spec, move_limit) for _ in range(run.workers)]
+    workers = list(workers) if workers is not None else start_workers(run)
     stopping = False
     try:
         while True:
@@ -283,5 +306,4 @@ def run_processes(run, pending, write):
                 else:
                     pending.extendleft(reversed([slot] + others))  # played again, from the start
     finally:
-        for w in workers:
-            w.stop(kill=bool(w.slots) or not w.ready)
+        stop_workers(workers)
