@@ -40,11 +40,13 @@ CLOCK = [time.perf_counter]  # what a sample is timed by (--clock)
 SIZES = {"perft": {"flow": 5, "tolkuchka": 7}, "playouts": 5000, "mcts": 20000, "mcts_uct": 5000,
          "alphabeta": 1000000}
 _IMPORT = re.compile(r"^(\s*)(from|import)\s+(ludo_flow|agents)\b", re.M)
+_BARE_IMPORT = re.compile(r"^(\s*)import\s+(ludo_flow|agents)[ \t]*$", re.M)  # the name is used after
 
 
 def export(rev, folder):
     """Write the packages ludo_flow and agents of git revision `rev` into `folder` as
-    ludo_flow_before and agents_before (their imports of each other renamed); return `folder`."""
+    ludo_flow_before and agents_before (their imports of each other renamed; a bare `import
+    ludo_flow` becomes `import ludo_flow_before as ludo_flow`); return `folder`."""
     listing = subprocess.run(["git", "-C", str(ROOT), "ls-tree", "-r", "--name-only", rev, "--",
                               "ludo_flow", "agents"], capture_output=True, text=True, check=True)
     for path in listing.stdout.split():
@@ -52,6 +54,7 @@ def export(rev, folder):
             continue
         text = subprocess.run(["git", "-C", str(ROOT), "show", f"{rev}:{path}"],
                               capture_output=True, text=True, check=True).stdout
+        text = _BARE_IMPORT.sub(lambda m: f"{m.group(1)}import {m.group(2)}_before as {m.group(2)}", text)
         text = _IMPORT.sub(lambda m: f"{m.group(1)}{m.group(2)} {m.group(3)}_before", text)
         top, _, rest = path.partition("/")
         target = Path(folder) / f"{top}_before" / rest

@@ -1,5 +1,6 @@
 """Agents defined in a test module, as a user would write their own: importable by worker
 processes and Ray (tests/ is on sys.path), entered as `py:own_agents:NAME` specs."""
+import os
 import random
 import time
 
@@ -67,3 +68,32 @@ class SleepyAgent(BaseAgent):
         time.sleep(self.options["sleep"])
         self.last_stats = {}
         return state.legal_actions()[0]
+
+
+class DiesOnce:
+    """Plays a seeded random legal action; its process dies (`os._exit`) at the first move of
+    its `game`-th game in that process, once in all: only if the file named by the environment
+    variable LUDO_FLOW_TEST_DIES_ONCE does not exist yet (it is made first). A worker killed in
+    the middle of a chunk of games, to test what the runner keeps and plays again."""
+
+    played = 0  # games begun in this process
+
+    def __init__(self, seed=0, game=30):
+        self.game = game
+        self.reset(seed)
+
+    def reset(self, seed=None):
+        """Start a new game; reseed."""
+        self.rng = random.Random(seed)
+        DiesOnce.played += 1
+        self.fresh = True
+
+    def select_action(self, state):
+        """Return a random legal action (or end this process, see the class)."""
+        marker = os.environ.get("LUDO_FLOW_TEST_DIES_ONCE")
+        if self.fresh and DiesOnce.played == self.game and marker and not os.path.exists(marker):
+            open(marker, "w").close()
+            os._exit(1)
+        self.fresh = False
+        legal = state.legal_actions()
+        return legal[self.rng.randrange(len(legal))]

@@ -220,7 +220,7 @@ def run_ray(run, pending, write):
                                               f"times on Ray: {err}") from None
                     pending.appendleft(slot)
                     continue
-                if write(slot, fields):
+                if write([(slot, fields)]):
                     stopping = True
     finally:
         for ref in in_flight:  # stopped early (SPRT decided, Ctrl-C, an error)

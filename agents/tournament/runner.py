@@ -7,9 +7,11 @@
     >>> print(result.report())          # crosstable and ratings
 
 Only this process writes the file, one whole line per finished game, and only once per slot:
-a game that a dead worker or a Ray retry plays twice is written once. `resume=True` reads the
-file once, streaming, checks it is this tournament's, and skips the games already in it, so a run killed
-at any moment loses no finished game and counts none twice. The file is locked for the whole
+a game that a dead worker or a Ray retry plays twice is written once. The games a worker sends
+back together are written as one batch (one write, one flush, no fsync): a game is safe from a
+kill of the runner once its batch is written, and a kill loses only games not yet written.
+`resume=True` reads the file once, streaming, checks it is this tournament's, and skips the
+games already in it, so a run killed at any moment loses no finished game and counts none twice. The file is locked for the whole
 run. Ctrl-C and SIGTERM stop the run alike: the workers stop, every finished game stays in the
 file, and the result says it was interrupted (the command line prints how to resume).
 """
@@ -18,6 +20,7 @@ import os
 import signal
 import sys
 import threading
+import time
 from collections import deque
 from contextlib import contextmanager
 
@@ -32,6 +35,7 @@ from .output import RecordsOutput
 from .schedule import (Schedule, derive_seed, is_suite, parse_random_openings, random_opening, read_openings_file,
                        read_suite)
 from .sprt import SprtTest
+from .workers import ChunkSizer, run_processes, start_workers, stop_workers, take_chunk
 
 
 def clock_settings(config):
@@ -191,6 +195,7 @@ class Tournament:
         self._openings_id, source = self._openings(start_state)
         self._schedule = Schedule(self.game, self.start, config.pairings(), config.games, source,
                                   config.seed, self.settings())
+        self._record_settings = None
 
     # read-only views of the config, by their old names
     agents = property(lambda self: list(self.config.agents))
@@ -280,7 +285,9 @@ class Tournament:
                   "opening": slot["opening"], "white": slot["white"], "black": slot["black"],
                   "seed_white": slot["seed_white"], "seed_black": slot["seed_black"]}
         record.update(fields)
-        record["settings"] = self.settings()
+        if self._record_settings is None:  # the same every record: made once
+            self._record_settings = self.settings()
+        record["settings"] = self._record_settings
         return record
 
     # ---- running ----------------------------------------------------------------------------
@@ -324,7 +331,11 @@ class Tournament:
                 pending = Pending(self._schedule, state.done)
                 if state.sprt is not None and state.sprt.decision() is not None:
                     pending.clear()
+                early = []  # worker processes started before the warm-up
                 try:
+                    play = self._backend(pending) if pending else None
+                    if play is run_processes:
+                        early = start_workers(self)  # they import while this process warms up
                     if pending:
                         specs = sorted(set(s for p in self.pairings() for s in p))
                         warm(self.game, specs=specs, start=self.start)
@@ -332,11 +343,16 @@ class Tournament:
                     bar = _progress(len(self._schedule), state.done.count, self.config.progress)
                     state.show(bar)
                     write = self._writer(out, state, bar, signals)
-                    if pending:
-                        self._backend(pending)(self, pending, write)
+                    if early:
+                        play(self, pending, write, early)
+                    elif play is not None:
+                        play(self, pending, write)
                 except KeyboardInterrupt as stop:
                     interrupted = True
                     terminated = isinstance(stop, Terminated)
+                finally:
+                    if early:
+                        stop_workers(early)
         finally:
             if bar is not None:
                 bar.close()
@@ -357,17 +373,27 @@ class Tournament:
                   f"{current} (each record names its sources)", file=sys.stderr)
 
     def _writer(self, out, state, bar, signals):
-        """Return write(slot, fields): record a finished game once; True once the SPRT decided."""
-        def write(slot, fields):
-            index = self._schedule.index_of(slot["id"])
-            if state.done[index]:  # a retried or replayed game: the first one counts
-                return False
-            record = self._record(slot, fields)
-            with signals.held():  # a line is written whole or not at all
-                out.append([record_line(record)])
-                state.add(index, record)
-            state.show(bar)
-            bar.update(1)
+        """Return write(results): record the finished games of `results` ([(slot, fields), ...])
+        not yet in the file, as one batch of whole lines written and flushed at once; return
+        True once the SPRT has decided."""
+        index_of = self._schedule.index_of
+
+        def write(results):
+            lines, fresh = [], {}
+            for slot, fields in results:
+                index = index_of(slot["id"])
+                if state.done[index] or index in fresh:  # a retried or replayed game: the first counts
+                    continue
+                record = self._record(slot, fields)
+                lines.append(record_line(record))
+                fresh[index] = record
+            if lines:
+                with signals.held():  # the lines are written whole or not at all, and counted
+                    out.append(lines)
+                    for index, record in fresh.items():
+                        state.add(index, record)
+                state.show(bar)
+                bar.update(len(lines))
             return state.sprt is not None and state.sprt.decision() is not None
         return write
 
@@ -384,7 +410,6 @@ class Tournament:
                   f"(two a core on this machine's {os.cpu_count() or 1})", file=sys.stderr)
         if self.workers == 0:
             return _run_here
-        from .workers import run_processes
         return run_processes
 
     def _result(self, state, interrupted, terminated):
@@ -449,11 +474,16 @@ class _RunState:
 
 
 def _run_here(run, pending, write):
-    """Play the pending slots one by one in this process."""
+    """Play the pending slots in this process, in chunks sized as the workers' are, writing
+    each chunk's games at once."""
     game_spec = run.game.spec()
+    sizer = ChunkSizer()
     while pending:
-        slot = pending.popleft()
-        if write(slot, play_slot(game_spec, slot, run.config.move_limit)):
+        slots = take_chunk(pending, sizer.size())
+        began = time.perf_counter()
+        results = [(slot, play_slot(game_spec, slot, run.config.move_limit)) for slot in slots]
+        sizer.note(len(results), time.perf_counter() - began)
+        if write(results):
             return
 
 
