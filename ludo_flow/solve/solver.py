@@ -81,6 +81,8 @@ def solve(state, memory=DEFAULT_MEMORY, time_limit=None, prover=None):
     prover = prover or Prover(memory)
     array = np.ascontiguousarray(state.array, dtype=np.uint64)
     mover = int(K.current_player(array))
+    prover.run(array, mover, 1)  # compiles (or loads) the search before the clock starts
+    prover.nodes = 0
     started = time.monotonic()
     deadline = None if time_limit is None else started + time_limit
     searches = []
