@@ -17,7 +17,7 @@ re-expansions of a memory-bounded search.
 
 The transposition table (`new_table`) is a uint64 array of TABLE_WORDS-word rows in buckets of
 WAYS rows. A row stores the position in full (the colour and dame boards, a word of the fields
-side, step, phase, first-moved square, turns, result and the attacker, and a fingerprint of the
+side, step, phase, first-moved square, turns, result, the attacker and max_turns, and a fingerprint of the
 choose phase's current history), so two positions share a row only if they are the same
 position (up to the history's 64-bit fingerprint, the kernels' own identity of arrangements).
 A new row replaces the bucket's row with the least search work. The table's size bounds the
@@ -26,7 +26,7 @@ memory: nothing else grows with the search but the stack of the current line.
 import numpy as np
 from numba import njit, uint64
 
-from ..flow.kernels import (BLACK, BLACK_WINS, DAMES, FIRST, HIST, MAX_ACTIONS, NHIST, ONGOING, PHASE,
+from ..flow.kernels import (BLACK, BLACK_WINS, DAMES, FIRST, HIST, MAX_ACTIONS, MAX_TURNS, NHIST, ONGOING, PHASE,
                             PHASE_CHOOSE, RESULT, SIDE, STATE_SIZE, STEP, TURNS, WHITE, WHITE_WINS,
                             apply, current_player, hash_key, legal_actions, result)
 
@@ -61,7 +61,8 @@ def fields_word(state, attacker):
     """Return the word of a state's fields kept in the table (never 0: the step is 1 or 2)."""
     return (state[SIDE] | (state[STEP] << uint64(1)) | (state[PHASE] << uint64(3))
             | (state[FIRST] << uint64(4)) | (state[TURNS] << uint64(12))
-            | (state[RESULT] << uint64(40)) | (uint64(attacker) << uint64(44)))
+            | (state[RESULT] << uint64(40)) | (uint64(attacker) << uint64(44))
+            | (state[MAX_TURNS] << uint64(45)))
 
 
 @njit(cache=True)

@@ -1,5 +1,8 @@
 """The Flow solver: df-pn against an exhaustive reference minimax, certificates checked by the
 reference engine, a bounded table, a choose-phase root, a time limit."""
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -116,3 +119,21 @@ def test_the_table_is_bounded():
     assert new_table(1 << 20).nbytes <= 1 << 20
     assert new_table(1000).nbytes == 8 * ROW_BYTES  # whole buckets of four rows, at least one
     assert new_table(1000).dtype == np.uint64
+
+
+SOLVED = Path(__file__).resolve().parents[2] / "experiments" / "solved"
+
+
+def _published():
+    """Return [(board, ladder row)] of every certificate the solved table publishes."""
+    results = json.loads((SOLVED / "results.json").read_text())
+    return [(name, row) for name, board in sorted(results["boards"].items())
+            for row in board["ladder"] if row.get("certificate")]
+
+
+@pytest.mark.parametrize("board,row", [pytest.param(b, r, id=b, marks=[pytest.mark.slow] if r["proof_size"] > 5000 else [])
+                                       for b, r in _published()])
+def test_the_published_certificates_verify(board, row):
+    cert = certificate.read(SOLVED / row["certificate"])
+    assert cert["max_turns"] == row["max_turns"] and cert["size"] == row["proof_size"]
+    assert certificate.verify(cert)[0] == row["value"]
