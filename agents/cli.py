@@ -598,6 +598,72 @@ def cmd_bench(args):
               compile_json=args.compile_json, command=shlex.join(words))
 
 
+def parse_bytes(text):
+    """Return a byte count from '512M', '2G', '65536' (K, M, G: powers of 1024)."""
+    text = str(text).strip().upper()
+    scale = {"K": 1 << 10, "M": 1 << 20, "G": 1 << 30}.get(text[-1:], 1)
+    digits = text[:-1] if scale > 1 else text
+    try:
+        value = int(float(digits) * scale)
+    except ValueError:
+        raise CommandError(f"--memory takes BYTES (512M, 2G, 65536), got {text!r}") from None
+    if value < 64:
+        raise CommandError(f"--memory must be at least 64 bytes, got {text!r}")
+    return value
+
+
+def cmd_solve(args):
+    """Solve a Flow position with df-pn: the value for the side to move, the proof's size."""
+    from ludo_flow.solve import make_certificate, proof_size, solve
+    from ludo_flow.solve import certificate as certificates
+    if args.game != "flow":
+        raise CommandError(f"solve knows flow only, got {args.game!r}")
+    if args.max_turns is not None:
+        args.param = list(args.param or ()) + [f"max_turns={args.max_turns}"]
+    state = state_from_args(args)
+    memory = parse_bytes(args.memory)
+    solution, prover = solve(state, memory=memory, time_limit=args.time)
+    side = "Black" if state.current_player() else "White"
+    turns = state.game.params["max_turns"]
+    print(f"value: {solution.value} for {side} to move (max_turns {turns})"
+          + (f"; known: {solution.known}" if solution.known else ""))
+    size = None
+    if solution.value in ("win", "loss", "draw"):
+        if args.certificate:
+            origin = None
+            if state.choosing:
+                origin = (args.position or state.game.new_initial_state().to_string(), args.after.split())
+            cert = make_certificate(prover, state, solution.value, origin=origin)
+            certificates.write(args.certificate, cert)
+            size = cert["size"]
+        else:
+            size = proof_size(prover, state, solution.value)
+        print(f"proof size: {size} positions")
+    rate = solution.nodes / solution.seconds if solution.seconds > 0 else 0.0
+    print(f"nodes: {solution.nodes}")
+    print(f"time: {solution.seconds:.2f} s")
+    print(f"nodes/s: {rate:.0f}")
+    if args.certificate and size is not None:
+        print(f"certificate: {args.certificate}")
+    if solution.interrupted:
+        raise KeyboardInterrupt("solve stopped before the value was known")
+
+
+def cmd_verify(args):
+    """Check a solver certificate with the reference engine."""
+    from ludo_flow.solve import certificate as certificates
+    try:
+        cert = certificates.read(args.file)
+        value, walked = certificates.verify(cert)
+    except certificates.CertificateError as err:
+        raise CommandError(f"certificate rejected: {err}") from None
+    root = certificates.root_position(cert)
+    side = "Black" if root.current_player() else "White"
+    print(f"verified: {value} for {side} to move in {cert['position']}"
+          + (f" after {' '.join(cert['after'])}" if cert.get("after") else "")
+          + f" (max_turns {cert['max_turns']}); {walked} positions checked by the reference engine")
+
+
 def build_parser():
     """Return the argparse parser of `ludo-flow`."""
     parser = argparse.ArgumentParser(prog="ludo-flow", description="Flow and Tolkuchka engines and agents")
@@ -667,6 +733,16 @@ def build_parser():
     p.add_argument("--out", required=True, help="the suite file to write (read by tournament --openings FILE)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_openings)
+    p = sub.add_parser("solve", help="solve a Flow position by proof-number search (df-pn)")
+    add_position_options(p)
+    p.add_argument("--max-turns", type=int, help="the turn limit of the game solved (the max_turns parameter)")
+    p.add_argument("--memory", default="256M", help="transposition table size in bytes (K, M, G; default 256M)")
+    p.add_argument("--time", type=float, metavar="SECONDS", help="stop after this long, with what is known")
+    p.add_argument("--certificate", metavar="FILE", help="write the proof as gzip JSON (ludo-flow verify FILE)")
+    p.set_defaults(run=cmd_solve)
+    p = sub.add_parser("verify", help="check a solver certificate with the reference engine")
+    p.add_argument("file", help="a certificate written by solve --certificate")
+    p.set_defaults(run=cmd_verify)
     p = sub.add_parser("replay", help="a recorded game: boards in the terminal, an HTML replay, a GIF")
     p.add_argument("file", help="a JSON Lines records file (.jsonl or .jsonl.gz)")
     p.add_argument("--game", dest="game_id", metavar="ID",

@@ -1,0 +1,55 @@
+"""`ludo-flow solve` and `ludo-flow verify`: the value, the certificate, bad input."""
+import gzip
+import json
+
+from agents.cli import main
+
+STAGGERED = "1p1p/p1p1/P1P1/1P1P w 1 - 0"
+
+
+def test_solve_prints_the_value_and_writes_a_certificate_verify_accepts(tmp_path, capsys):
+    path = tmp_path / "proof.json.gz"
+    assert main(["solve", "flow", "--position", STAGGERED, "--max-turns", "3", "--memory", "1M",
+                 "--certificate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "value: win for White to move (max_turns 3)" in out
+    for line in ("proof size:", "nodes:", "time:", "nodes/s:"):
+        assert line in out
+    assert main(["verify", str(path)]) == 0
+    assert "verified: win for White to move" in capsys.readouterr().out
+
+
+def test_solve_from_a_choose_phase_with_after(tmp_path, capsys):
+    path = tmp_path / "proof.json.gz"
+    assert main(["solve", "flow", "--position", "8/8/3R4/8/1PP1P3/2p5/1P1P4/8 w 1 - 0",
+                 "--after", "d6-d4", "--max-turns", "1", "--certificate", str(path)]) == 0
+    assert main(["verify", str(path)]) == 0
+    assert "after d6-d4" in capsys.readouterr().out
+
+
+def test_verify_rejects_a_tampered_certificate(tmp_path, capsys):
+    path = tmp_path / "proof.json.gz"
+    assert main(["solve", "flow", "--position", STAGGERED, "--max-turns", "3",
+                 "--certificate", str(path)]) == 0
+    with gzip.open(path, "rt") as f:
+        cert = json.load(f)
+    cert["claims"][0]["strategy"].popitem()
+    with gzip.open(path, "wt") as f:
+        json.dump(cert, f)
+    capsys.readouterr()
+    assert main(["verify", str(path)]) == 2
+    assert "certificate rejected" in capsys.readouterr().err
+    (tmp_path / "junk").write_text("not gzip")
+    assert main(["verify", str(tmp_path / "junk")]) == 2
+
+
+def test_solve_bad_input_is_one_line_and_status_2(capsys):
+    assert main(["solve", "tolkuchka"]) == 2
+    assert main(["solve", "flow", "--memory", "lots"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 2 and all(line.startswith("ludo-flow: error:") for line in err)
+
+
+def test_solve_with_a_time_limit_says_unknown(capsys):
+    assert main(["solve", "flow", "--variant", "fountain", "--memory", "1M", "--time", "0.2"]) == 0
+    assert "value: unknown" in capsys.readouterr().out
