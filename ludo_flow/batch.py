@@ -28,11 +28,12 @@ into them.
 
 `step` checks every action before it plays any: an action that is not an integer array of
 shape (N,), or that is out of range or illegal in its game, raises a ValueError naming the
-game's index in the batch, and the batch is left unchanged. The kernels run across cores with
-numba's `prange` (`numba.set_num_threads` sets how many).
+game's index in the batch, and the batch is left unchanged. Large batches run across cores
+with numba's `prange` (`numba.set_num_threads` sets how many; `parallel=` forces a choice).
 """
 from typing import NamedTuple
 
+import numba
 import numpy as np
 from numba import njit, prange
 
@@ -42,6 +43,7 @@ from .game import Game
 from .outcome import LIMIT_DRAWS
 from .rng import rand_below
 
+PARALLEL_FROM = 1024  # games in a batch from which `parallel=None` uses numba's threads
 _MIX = np.uint64(0x9E3779B97F4A7C15)
 
 
@@ -96,14 +98,23 @@ def _reset_one(game, b, start, i):
 
 # numba loses the writes made through a NamedTuple's fields inside a `prange` loop (numba
 # issues 7135 and 10338): each parallel loop takes the fields apart before it and hands the
-# games' functions a bundle built inside the loop.
+# games' functions a bundle built inside the loop. Each loop has a serial twin: a parallel
+# region waits for every thread at its end, which costs more than it saves on small batches
+# and on a loaded machine.
 @njit(cache=True, parallel=True)
-def _reset(game, b, start):
-    """Put every game at `start` and fill the outputs; return None."""
+def _reset_parallel(game, b, start):
+    """Put every game at `start` and fill the outputs, across numba's threads; return None."""
     states, legal, counts, obs, mask, rewards, terminated, truncated, player = b
     for i in prange(states.shape[0]):
         _reset_one(game, _Buffers(states, legal, counts, obs, mask, rewards, terminated, truncated,
                                   player), start, i)
+
+
+@njit(cache=True)
+def _reset_serial(game, b, start):
+    """Put every game at `start` and fill the outputs, in this thread; return None."""
+    for i in range(b.states.shape[0]):
+        _reset_one(game, b, start, i)
 
 
 @njit(cache=True)
@@ -155,18 +166,27 @@ def _step_one(game, b, start, action, limit_draw, i):
 
 
 @njit(cache=True, parallel=True)
-def _step(game, b, start, actions, limit_draw):
-    """Play one legal action in every game, reset the games that end, fill the outputs; return None."""
+def _step_parallel(game, b, start, actions, limit_draw):
+    """Play one legal action in every game, reset the games that end, fill the outputs, across
+    numba's threads; return None."""
     states, legal, counts, obs, mask, rewards, terminated, truncated, player = b
     for i in prange(states.shape[0]):
         _step_one(game, _Buffers(states, legal, counts, obs, mask, rewards, terminated, truncated,
                                  player), start, actions[i], limit_draw, i)
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True)
+def _step_serial(game, b, start, actions, limit_draw):
+    """Play one legal action in every game, reset the games that end, fill the outputs, in this
+    thread; return None."""
+    for i in range(b.states.shape[0]):
+        _step_one(game, b, start, actions[i], limit_draw, i)
+
+
+@njit(cache=True)
 def _random_actions(legal, counts, rngs, out):
     """Write a uniformly random legal action of every game into `out` (each game's own generator); return None."""
-    for i in prange(out.shape[0]):
+    for i in range(out.shape[0]):
         out[i] = legal[i, rand_below(rngs[i:i + 1], counts[i])]
 
 
@@ -175,9 +195,12 @@ class BatchedGames:
 
     `game` is a `ludo_flow.Game` (`load_game("flow", "fountain", max_turns=60)`); `start` a
     State of it to start every game from (default: the variant's start); `seed` seeds the
-    per-game generators of `random_actions` (the games themselves have no chance)."""
+    per-game generators of `random_actions` (the games themselves have no chance).
+    `parallel`: True spreads the games over numba's threads (`numba.set_num_threads`), False
+    steps them in the calling thread, None (default) decides by the batch: parallel from
+    PARALLEL_FROM games on, when numba has more than one thread."""
 
-    def __init__(self, game, num_games, start=None, seed=0):
+    def __init__(self, game, num_games, start=None, seed=0, parallel=None):
         if not isinstance(game, Game):
             raise ParameterError(f"game must be a ludo_flow Game (load_game(...)), got {game!r}")
         if isinstance(num_games, bool) or not isinstance(num_games, (int, np.integer)) or num_games < 1:
@@ -189,8 +212,11 @@ class BatchedGames:
             raise ParameterError(f"start must be a State of {game!r}")
         if start.is_terminal():
             raise ParameterError("the game is already over in the start position")
+        if parallel not in (None, True, False):
+            raise ParameterError(f"parallel must be True, False or None, got {parallel!r}")
         self.game = game
         self.num_games = n = int(num_games)
+        self.parallel = parallel
         entry = registry.entry_of(type(game))
         self.game_id = entry.game_id
         self.action_space = entry.action_space
@@ -236,7 +262,7 @@ class BatchedGames:
 
     def reset(self):
         """Start every game again from the start position; return the BatchStep (rewards 0, no ends)."""
-        _reset(self.game_id, self._b, self._start)
+        (_reset_parallel if self._use_threads() else _reset_serial)(self.game_id, self._b, self._start)
         return self._outputs()
 
     def random_actions(self):
@@ -251,8 +277,15 @@ class BatchedGames:
         ActionError (a ValueError) naming the game if an action is out of range or illegal;
         nothing is played then."""
         actions = self._checked(actions)
-        _step(self.game_id, self._b, self._start, actions, self._limit_draw)
+        (_step_parallel if self._use_threads() else _step_serial)(
+            self.game_id, self._b, self._start, actions, self._limit_draw)
         return self._outputs()
+
+    def _use_threads(self):
+        """Return True if this call spreads the games over numba's threads."""
+        if self.parallel is None:
+            return self.num_games >= PARALLEL_FROM and numba.get_num_threads() > 1
+        return self.parallel
 
     def _checked(self, actions):
         """Return `actions` as int64 (N,) after checking every one (ActionError if one is bad)."""

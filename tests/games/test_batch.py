@@ -7,6 +7,8 @@ from ludo_flow.batch import BatchedGames
 from ludo_flow.errors import ActionError, ParameterError
 from ludo_flow.outcome import LIMIT_DRAWS
 
+pytestmark = pytest.mark.slow  # the first run compiles the batch kernels, serial and parallel, for both games
+
 # Each case's random games reach the ends named last (Tolkuchka's random games rarely lose all checkers).
 CASES = [("flow", "fountain", {"max_turns": 6}, ("terminated", "truncated")),
          ("tolkuchka", "standard", {"quiet_plies": 6, "max_plies": 30}, ("truncated",))]
@@ -23,7 +25,7 @@ def _expected(state):
 def test_batch_matches_states(name, variant, params, reached):
     game = load_game(name, variant, **params)
     n = 5
-    batch = BatchedGames(game, n, seed=3)
+    batch = BatchedGames(game, n, seed=3, parallel=name == "flow")
     out = batch.reset()
     states = [game.new_initial_state() for _ in range(n)]
     ends = {"terminated": 0, "truncated": 0}
@@ -49,9 +51,10 @@ def test_batch_matches_states(name, variant, params, reached):
     assert all(ends[kind] for kind in reached)  # the ends and the resets after them were checked
 
 
-def test_same_seed_same_games_and_reset():
-    game = load_game("tolkuchka")
-    a, b = BatchedGames(game, 4, seed=9), BatchedGames(game, 4, seed=9)
+@pytest.mark.parametrize("name", ["flow", "tolkuchka"])
+def test_threads_and_seeds_give_the_same_games(name):
+    game = load_game(name)
+    a, b = BatchedGames(game, 4, seed=9, parallel=True), BatchedGames(game, 4, seed=9, parallel=False)
     for _ in range(10):
         acts = a.random_actions()
         assert np.array_equal(acts, b.random_actions())
