@@ -20,13 +20,11 @@ Rounds alternate the order of the rows (forwards, then backwards); a figure is t
 the rounds. Absolute figures drift by a third on a shared VM; compare rows of one run.
 """
 import argparse
-import json
 import sys
 import time
 from pathlib import Path
 
 import numba
-import numpy as np
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
