@@ -17,7 +17,10 @@ pgx's own benchmark draws them) at the same batch sizes, with the auto-reset its
 the observation and mask are in pgx's state, as ours are. Without pgx those rows are left out.
 
 Rounds alternate the order of the rows (forwards, then backwards); a figure is the median of
-the rounds. Absolute figures drift by a third on a shared VM; compare rows of one run.
+the rounds. Each row also gives steps per CPU-second (the process's CPU time, all its threads):
+on a shared machine, where the process gets a fraction of a core, that tells the cost of a
+step apart from the machine's load, and the extra CPU a parallel run spends. Absolute figures
+drift by a third on a shared VM; compare rows of one run.
 """
 import argparse
 import sys
@@ -38,19 +41,19 @@ PGX_GAMES = ("othello", "connect_four")
 
 
 def ours(name, size, threads, seconds):
-    """Return a sampler of our batched random self-play: () -> (game-decisions, seconds)."""
+    """Return a sampler of our batched random self-play: () -> (game-decisions, seconds, CPU seconds)."""
     batch = BatchedGames(load_game(name), size, seed=1, parallel=threads > 1)
 
     def sample():
         numba.set_num_threads(threads)
         steps = 0
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         while True:
             batch.step(batch.random_actions())
             steps += 1
             elapsed = time.perf_counter() - start
             if elapsed >= seconds:
-                return steps * size, elapsed
+                return steps * size, elapsed, time.process_time() - cpu
     sample()  # compile or load, and leave the start position
     return sample
 
@@ -78,7 +81,7 @@ def pgx_sampler(name, size, seconds):
     def sample():
         state, key = holder["state"], holder["key"]
         steps = 0
-        start = time.perf_counter()
+        start, cpu = time.perf_counter(), time.process_time()
         while True:
             key, k1, k2 = jax.random.split(key, 3)
             state = step(state, act(k1, state), jax.random.split(k2, size))
@@ -88,7 +91,7 @@ def pgx_sampler(name, size, seconds):
                 elapsed = time.perf_counter() - start
                 if elapsed >= seconds:
                     holder["state"], holder["key"] = state, key
-                    return steps * size, elapsed
+                    return steps * size, elapsed, time.process_time() - cpu
     sample()
     return sample
 
@@ -121,12 +124,14 @@ def main(argv=None):
                 break
             rows.append((f"pgx/{name}/{size}", f"pgx {name}, batch {size:,} (jax CPU)", sampler))
     runs = {key: [] for key, _, _ in rows}
+    cpu_runs = {key: [] for key, _, _ in rows}
     for r in range(repeats):
         for key, _, sampler in (rows if r % 2 == 0 else rows[::-1]):
-            work, elapsed = sampler()
+            work, elapsed, cpu = sampler()
             runs[key].append(work / elapsed)
+            cpu_runs[key].append(work / cpu)
     numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)
-    results = {key: spread(values) for key, values in runs.items()}
+    results = {key: dict(spread(values), per_cpu_second=spread(cpu_runs[key])) for key, values in runs.items()}
     payload = {"machine": machine(), "command": "python benchmarks/bench_batch.py " + " ".join(argv or sys.argv[1:]),
                "unit": "game-decisions/s (observation and mask included)", "results": results,
                "skipped": skipped}
@@ -137,7 +142,8 @@ def main(argv=None):
     except ImportError:
         pass
     table = [(label, f"{figure(results[key]['median'])} steps/s "
-              f"({figure(results[key]['min'])}-{figure(results[key]['max'])})") for key, label, _ in rows]
+              f"({figure(results[key]['min'])}-{figure(results[key]['max'])}); "
+              f"{figure(results[key]['per_cpu_second']['median'])} per CPU-second") for key, label, _ in rows]
     table += [(s, "") for s in skipped]
     out = None if args.quick and args.json is None else (args.json or HERE / "results" / "bench_batch.json")
     report("Batched random self-play (steps/s = game-decisions/s, observation and mask included)",
