@@ -13,10 +13,12 @@ random opening decisions are not rows). The fields (docs/learning.md):
 - `legal_mask` bool (P, action space): the legal actions
 - `policy` float32 (P, action space): the search's policy target, summing to 1: MCTS's root
   visits over the actions it reports (`last_stats["visits"]`: its ten most visited), or a
-  one-hot of the action played (alpha-beta's best move, any other agent's choice)
+  one-hot of the action played (alpha-beta's best move, any other agent's choice, and MCTS's
+  move when it is not among those: a proven win)
 - `result` float32 (P,): the game's final result from the mover's view: +1 win, 0 draw, -1 loss
 - `score` float32 (P,): the search's score from the mover's view (MCTS: the played action's
-  mean value in [-1, 1]; alpha-beta: its score, a win p plies away is 1000 - p); NaN if none
+  mean value in [-1, 1], 1 for a proven win; alpha-beta: its score, a win p plies away is
+  1000 - p); NaN if none
 - `player` int8 (P,): the mover, 0 White or 1 Black
 - `game` int64 (P,): the game's id (0 .. games - 1 of the run)
 - `ply` int32 (P,): decisions played in the game before this one (the opening's included)
@@ -55,18 +57,18 @@ class SelfPlayError(LudoFlowError):
 def policy_target(state, action, stats, action_space):
     """Return (policy float32 (action_space,), score) of one decision from the agent's statistics."""
     policy = np.zeros(action_space, dtype=np.float32)
-    score = np.nan
-    visits = (stats or {}).get("visits") or []
+    stats = stats or {}
+    visits = stats.get("visits") or []
     total = sum(n for _, n, _ in visits)
-    if total > 0:
+    if total > 0 and any(a == action for a, _, _ in visits):
         for a, n, _ in visits:
             policy[a] = n / total
-        score = next((q for a, n, q in visits if a == action), np.nan)
-    else:
-        policy[action] = 1.0
-        value = (stats or {}).get("score")
-        score = np.nan if value is None else float(value)
-    return policy, score
+        return policy, next(q for a, _, q in visits if a == action)
+    policy[action] = 1.0
+    if "visits" in stats:  # MCTS played a move outside its most visited: a proven win, or no search
+        return policy, {"win": 1.0, "loss": -1.0}.get(stats.get("proven"), np.nan)
+    value = stats.get("score")
+    return policy, np.nan if value is None else float(value)
 
 
 def play_game(settings, game_id):

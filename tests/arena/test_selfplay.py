@@ -76,6 +76,9 @@ def test_loader_refuses_pickles_and_foreign_files(tmp_path):
 def test_policy_targets():
     policy, score = policy_target(None, 7, {"visits": [(7, 30, 0.25), (3, 10, -0.5)]}, 16)
     assert policy[7] == pytest.approx(0.75) and policy[3] == pytest.approx(0.25) and score == 0.25
+    policy, score = policy_target(None, 9, {"visits": [(7, 30, 0.25)], "proven": "win"}, 16)
+    assert policy[9] == 1.0 and policy.sum() == 1.0 and score == 1.0  # a proven win outside the most visited
+    assert np.isnan(policy_target(None, 9, {"visits": [], "proven": None}, 16)[1])  # a single legal action
     policy, score = policy_target(None, 2, {"score": 1.5, "pv": [2]}, 16)
     assert policy[2] == 1.0 and policy.sum() == 1.0 and score == 1.5
     assert np.isnan(policy_target(None, 2, {"score": None}, 16)[1])
