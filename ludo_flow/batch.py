@@ -96,8 +96,8 @@ def _reset_one(game, b, start, i):
     _refresh(game, b, i)
 
 
-# numba loses the writes made through a NamedTuple's fields inside a `prange` loop (numba
-# issues 7135 and 10338): each parallel loop takes the fields apart before it and hands the
+# numba loses the writes made through a NamedTuple's fields inside a `prange` loop (a known
+# numba bug, still open in 0.68: "Miscompiled parallel access to namedtuple"): each parallel loop takes the fields apart before it and hands the
 # games' functions a bundle built inside the loop. Each loop has a serial twin: a parallel
 # region waits for every thread at its end, which costs more than it saves on small batches
 # and on a loaded machine.
