@@ -579,6 +579,36 @@ def cmd_cache(args):
         print(f"# {label}: {path.name} ({cache.folder_size(path) / 1e6:.1f} MB)", file=sys.stderr)
 
 
+def cmd_selfplay(args):
+    """Play self-play games into .npz shards (agents/selfplay.py); report games and positions per second."""
+    from .selfplay import SelfPlayError, run_selfplay
+    if args.games is None or args.games < 1:
+        raise CommandError(f"--games must be at least 1, got {args.games}")
+    if args.opening_plies < 0 or args.games_per_shard < 1:
+        raise CommandError("--opening-plies must be >= 0 and --games-per-shard >= 1")
+    workers = (os.cpu_count() or 1) if args.workers is None else args.workers
+    if workers < 0:
+        raise CommandError(f"--workers must be >= 0, got {workers}")
+    game = game_from_args(args)
+    state = state_from_args(args, game)
+    position = state.to_string() if args.position is not None or args.after else ""
+    _make_agent(args.agent, game)
+    settings = {"game": game.name, "variant": game.variant, "params": dict(game.params),
+                "position": position, "agent": args.agent, "seed": args.seed,
+                "opening_plies": args.opening_plies, "games_per_shard": args.games_per_shard}
+    from tqdm import tqdm
+    start = time.perf_counter()
+    with tqdm(total=args.games, unit="game", disable=args.quiet, dynamic_ncols=True, file=sys.stderr) as bar:
+        try:
+            played, rows = run_selfplay(settings, args.out, args.games, workers=workers, resume=args.resume,
+                                        progress=lambda g, r: bar.update(g))
+        except SelfPlayError as err:
+            raise CommandError(str(err)) from None
+    elapsed = time.perf_counter() - start
+    print(f"{played} games, {rows} positions in {elapsed:.1f} s ({played / elapsed:.3g} games/s, "
+          f"{rows / elapsed:.4g} positions/s); {args.games - played} were there already; shards in {args.out}")
+
+
 def cmd_bench(args):
     """Run the benchmark suite (benchmarks/bench_suite.py of a source checkout): table and JSON."""
     import importlib
@@ -779,6 +809,19 @@ def build_parser():
     p = sub.add_parser("cache", help="print the folder of the compiled code (numba's cache)")
     p.add_argument("--clear", action="store_true", help="delete the compiled code of every version")
     p.set_defaults(run=cmd_cache)
+    p = sub.add_parser("selfplay", help="an agent plays itself: training data as .npz shards (docs/learning.md)")
+    add_position_options(p)
+    p.add_argument("--agent", required=True, metavar="SPEC", help="the agent spec: mcts:simulations=400, alphabeta:depth=3")
+    p.add_argument("--games", type=int, required=True, help="games in the run (ids 0 .. N-1)")
+    p.add_argument("--out", required=True, metavar="DIR", help="the folder of shards (and selfplay.json)")
+    p.add_argument("--workers", type=int, help="worker processes (default: one per core; 0 or 1: this process)")
+    p.add_argument("--resume", action="store_true", help="continue DIR: play only the games its shards lack")
+    p.add_argument("--seed", type=int, default=0, help="decides the openings and the agent's seed per game")
+    p.add_argument("--opening-plies", type=int, default=4,
+                   help="uniformly random decisions before the agent plays, not recorded (default 4)")
+    p.add_argument("--games-per-shard", type=int, default=8, help="games in one .npz shard (default 8)")
+    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.set_defaults(run=cmd_selfplay)
     p = sub.add_parser("bench", help="the benchmark suite, side by side with OpenSpiel (a source checkout)")
     p.add_argument("--quick", action="store_true", help="tiny sizes, 3 rounds, no fresh-cache compile times")
     p.add_argument("--json", metavar="FILE", help="write the results here (default: "

@@ -5,7 +5,9 @@
 
 For each game, from its standard start: perft leaves/s; uniform random playouts, plies/s, on
 one core, on all cores (one independent stream of playouts per core, in worker processes) and
-by the reference engine; MCTS simulations/s; alpha-beta nodes/s; the seconds of the first call
+by the reference engine; MCTS simulations/s; alpha-beta nodes/s; batched random self-play
+steps/s (`ludo_flow.batch`, one core; benchmarks/bench_batch.py has the other batch sizes, two
+cores and pgx side by side); the seconds of the first call
 in this process (compiling, or loading numba's cache) and of a cached start (a new
 `ludo-flow warmup GAME` process on the warm cache). Then, with open_spiel installed: our MCTS
 against OpenSpiel's C++ `pyspiel.MCTSBot` and its Python `mcts.MCTSBot` on our own game through
@@ -57,6 +59,7 @@ import ludo_flow  # noqa: E402
 from agents import make_agent  # noqa: E402
 from agents import warmup  # noqa: E402
 from ludo_flow import compiling, dispatch  # noqa: E402
+from ludo_flow.batch import BatchedGames  # noqa: E402
 from ludo_flow.rng import new_rng  # noqa: E402
 
 GAME_NAMES = ("flow", "tolkuchka")
@@ -65,11 +68,13 @@ SIZES = {  # work per sample (one round of one row)
     "full": {"repeats": 5, "perft_depth": {"flow": 5, "tolkuchka": 7}, "playouts": 10000,
              "reference_playouts": 3, "mcts": 20000, "alphabeta": 1000000,
              "equal_simulations": 200, "equal_positions": 2, "adapter_playouts": 20,
-             "cached_starts": 3, "breakthrough_playouts": 2000, "breakthrough_mcts": 3000},
+             "cached_starts": 3, "breakthrough_playouts": 2000, "breakthrough_mcts": 3000,
+             "batch": 1024, "batch_steps": 200},
     "quick": {"repeats": 3, "perft_depth": {"flow": 3, "tolkuchka": 5}, "playouts": 2000,
               "reference_playouts": 1, "mcts": 2000, "alphabeta": 100000,
               "equal_simulations": 20, "equal_positions": 2, "adapter_playouts": 2,
-              "cached_starts": 1, "breakthrough_playouts": 200, "breakthrough_mcts": 300},
+              "cached_starts": 1, "breakthrough_playouts": 200, "breakthrough_mcts": 300,
+              "batch": 64, "batch_steps": 20},
 }
 COMPILE_ENTRIES = ("perft", "tournament")
 
@@ -209,6 +214,18 @@ def game_cases(name, size, workers, cores, rows):
              f"{name}: our alpha-beta from the start ({size['alphabeta']:,} nodes)",
              "nodes/s", alphabeta_sample, nodes=size["alphabeta"]),
     ]
+    batch = BatchedGames(game, size["batch"], seed=1, parallel=False)
+    batch.step(batch.random_actions())  # compiles or loads the batch kernels
+
+    def batch_sample():
+        start_time = time.perf_counter()
+        for _ in range(size["batch_steps"]):
+            batch.step(batch.random_actions())
+        return size["batch"] * size["batch_steps"], time.perf_counter() - start_time
+
+    cases.append(Case(f"{name}.batch", f"{name}: batched random self-play, {size['batch']:,} games, 1 core "
+                      "(observation and mask written; bench_batch.py: more sizes, 2 cores, pgx)",
+                      "steps/s", batch_sample, batch=size["batch"], steps=size["batch_steps"]))
     command = cli_command("warmup", name)
     cases.append(Case(f"{name}.cached_start",
                       f"{name}: cached start, a new `ludo-flow warmup {name}` process", "s",

@@ -304,6 +304,16 @@ def kernels_of(game_id):
 
 
 @njit(cache=True)
+def termination(game, state):
+    """Return the game's termination code of `state` (its kernel's `termination`: 0 while not over)."""
+    if game == FLOW:
+        return np.int64(flow.termination(state))
+    elif game == TOLKUCHKA:
+        return np.int64(tolkuchka.termination(state))
+    raise ValueError(UNKNOWN_GAME)
+
+
+@njit(cache=True)
 def observation(game, state, out):
     """Write the game's observation planes of `state` into the float32 array `out` (the
     registry's `observation_shape`); return None."""

@@ -22,6 +22,10 @@ class Termination(enum.Enum):
     MAX_PLIES = "max_plies"                  # Tolkuchka: max_plies plies were played (a draw)
 
 
+# The draws by a limit on a game's length: an environment reports them as truncations (PettingZoo,
+# `ludo_flow.batch`), every other end as a termination.
+LIMIT_DRAWS = frozenset({Termination.TURN_LIMIT, Termination.QUIET_PLIES, Termination.MAX_PLIES})
+
 _RESULTS = {0: "1-0", 1: "0-1", None: "1/2-1/2"}
 
 

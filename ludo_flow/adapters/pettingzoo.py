@@ -31,12 +31,12 @@ import numpy as np
 
 from ludo_flow import registry
 from ludo_flow.errors import ParameterError
-from ludo_flow.outcome import Termination
+from ludo_flow.outcome import LIMIT_DRAWS
 
 from . import _common
 from .raster import board_rgb
 
-TRUNCATIONS = frozenset({Termination.TURN_LIMIT, Termination.QUIET_PLIES, Termination.MAX_PLIES})
+TRUNCATIONS = LIMIT_DRAWS
 AGENTS = ("player_0", "player_1")  # White, Black
 RENDER_MODES = ("ansi", "rgb_array")
 

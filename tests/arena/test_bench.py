@@ -13,7 +13,7 @@ pytestmark = pytest.mark.slow  # compiles or starts processes: outside the fast 
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 GAME_ROWS = ("first_call", "perft", "playouts", "playouts_all_cores", "reference_playouts",
-             "mcts", "alphabeta", "cached_start", "mcts_equal")
+             "mcts", "alphabeta", "batch", "cached_start", "mcts_equal")
 OPENSPIEL_GAME_ROWS = ("openspiel_cpp_mcts", "openspiel_python_mcts", "openspiel_adapter_playouts")
 YARDSTICK_ROWS = ("breakthrough.cpp_playouts", "breakthrough.cpp_mcts")
 GAME_RATIOS = ("kernels_over_reference", "kernels_over_adapter", "all_cores_over_one_core", "mcts_over_openspiel_cpp",
