@@ -81,6 +81,23 @@ def unknown_setting(name, key, settings):
             f"settings)")
 
 
+def split_settings(label, parts):
+    """Return {setting: value string} of a spec's `key=value` parts; `label` names the agent in
+    the one-line AgentError for a part without `=` or a setting given twice."""
+    options = {}
+    for part in parts:
+        if not part.strip():
+            continue
+        key, sep, value = part.partition("=")
+        key = key.strip()
+        if not sep or not key:
+            raise AgentError(f"{label}: settings are key=value, got {part.strip()!r}")
+        if key in options:
+            raise AgentError(f"{label}: setting {key} given twice")
+        options[key] = value.strip()
+    return options
+
+
 @runtime_checkable
 class Agent(Protocol):
     """What tournaments, the CLI and notebooks need from a player.

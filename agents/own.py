@@ -22,7 +22,7 @@ import importlib
 import inspect
 import re
 
-from .base import AgentError, Setting, unknown_setting
+from .base import AgentError, Setting, split_settings, unknown_setting
 
 KIND = "py"
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -38,18 +38,7 @@ def split_spec(spec):
     if not sep or not all(_NAME.fullmatch(p) for p in module.split(".")) or not _NAME.fullmatch(name):
         raise AgentError(f"a py agent spec is py:MODULE:NAME[,key=value,...] (e.g. "
                          f"py:my_agents:Greedy,depth=2), got {spec.strip()[:80]!r}")
-    options = {}
-    for part in parts:
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise AgentError(f"{KIND}:{module}:{name}: settings are key=value, got {part.strip()!r}")
-        if key in options:
-            raise AgentError(f"{KIND}:{module}:{name}: setting {key} given twice")
-        options[key] = value.strip()
-    return module, name, options
+    return module, name, split_settings(f"{KIND}:{module}:{name}", parts)
 
 
 def load(module, name):

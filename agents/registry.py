@@ -1,7 +1,7 @@
 """Agent names and spec strings: `make_agent("mcts:simulations=2000,c=1.4,seed=7")`."""
 from .alphabeta import AlphaBetaAgent
 from . import own
-from .base import AgentError, unknown_setting
+from .base import AgentError, split_settings, unknown_setting
 from .human import HumanAgent
 from .mcts import MCTSAgent
 from .openspiel_agent import OpenSpielAgent
@@ -21,18 +21,7 @@ def parse_spec(spec):
     if name not in AGENTS:
         raise AgentError(f"unknown agent {name!r}; choose one of {', '.join(AGENTS)}, or "
                          f"{own.KIND}:MODULE:NAME for your own ({own.DOCS})")
-    options = {}
-    for part in rest.split(","):
-        if not part.strip():
-            continue
-        key, sep, value = part.partition("=")
-        key = key.strip()
-        if not sep or not key:
-            raise AgentError(f"{name}: settings are key=value, got {part.strip()!r}")
-        if key in options:
-            raise AgentError(f"{name}: setting {key} given twice")
-        options[key] = value.strip()
-    return name, options
+    return name, split_settings(name, rest.split(","))
 
 
 def make_agent(spec, game=None, **overrides):

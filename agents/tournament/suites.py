@@ -21,6 +21,8 @@ a symmetry of the rules (RULES.md), so that every game from one is a game from t
 import re
 from pathlib import Path
 
+from ludo_flow.render import board_field
+
 SUITES_DIR = Path(__file__).resolve().parent.parent / "suites"
 SUITE_SUFFIX = ".txt"
 _NAME = re.compile(r"[a-z0-9][a-z0-9_-]{0,63}")
@@ -58,17 +60,10 @@ def _grid(board):
 
 def _field(grid):
     """Return the board field of ranks of characters ('.' empty), top first: digits for empty runs."""
-    ranks = []
-    for row in grid:
-        text, empty = "", 0
-        for c in row:
-            if c == ".":
-                empty += 1
-                continue
-            text += (str(empty) if empty else "") + c
-            empty = 0
-        ranks.append(text + (str(empty) if empty else ""))
-    return "/".join(ranks)
+    height = len(grid)
+    chars = {(height - 1 - i) * 8 + f: c for i, row in enumerate(grid) for f, c in enumerate(row)
+             if c != "."}
+    return board_field(len(grid[0]) if grid else 0, height, chars)
 
 
 def _flow_keys(fields):

@@ -20,28 +20,19 @@ sys.path.insert(0, os.path.dirname(HERE))
 
 import ludo_flow  # noqa: E402
 from common import code_version  # noqa: E402
+from ludo_flow.render import board_field  # noqa: E402
 from ludo_flow.solve import certificate, make_certificate, solve  # noqa: E402
 
 
 def pattern(width, height):
     """Return the start of RULES.md's small-board pattern: pawns on files a, c, e, ... of each
     side's first two ranks, Black on the same files as White."""
-    files = "".join("p" if f % 2 == 0 else "." for f in range(width))
-
-    def rank(text):
-        out, empty = "", 0
-        for ch in text:
-            if ch == ".":
-                empty += 1
-                continue
-            out += (str(empty) if empty else "") + ch
-            empty = 0
-        return out + (str(empty) if empty else "")
-
-    black = rank(files)
-    white = black.upper()
-    middle = [str(width)] * (height - 4)
-    return "/".join([black, black] + middle + [white, white]) + " w 1 - 0"
+    chars = {}
+    for f in range(0, width, 2):
+        for r in (0, 1):
+            chars[r * 8 + f] = "P"
+            chars[(height - 1 - r) * 8 + f] = "p"
+    return board_field(width, height, chars) + " w 1 - 0"
 
 
 BOARDS = {f"{w}x{h}": pattern(w, h) for w, h in ((4, 4), (5, 4), (4, 5), (6, 4), (4, 6), (5, 5),

@@ -23,6 +23,7 @@ import gzip
 import json
 
 from ..flow import reference as ref
+from ..render import board_field
 
 FORMAT = "ludo-flow-flow-proof"
 VERSION = 1
@@ -33,38 +34,20 @@ class CertificateError(ValueError):
     """A certificate file is malformed or its proof fails."""
 
 
-def _board_field(width, height, letter_at):
-    """Return the board field (ranks from the top, digits for runs of empty squares)."""
-    ranks = []
-    for rank in reversed(range(height)):
-        text, empty = "", 0
-        for file_index in range(width):
-            letter = letter_at.get(rank * 8 + file_index)
-            if letter is None:
-                empty += 1
-                continue
-            if empty:
-                text += str(empty)
-                empty = 0
-            text += letter
-        ranks.append(text + (str(empty) if empty else ""))
-    return "/".join(ranks)
-
-
 def _arrangement_field(width, height, arrangement):
     """Return the board field of a loop-rule arrangement (dames as R / r)."""
     letters = {}
     for square, colour, dame in arrangement:
         letter = "R" if dame else "P"
         letters[square] = letter if colour == ref.WHITE else letter.lower()
-    return _board_field(width, height, letters)
+    return board_field(width, height, letters)
 
 
 def position_key(position):
     """Return the text key of a reference position (see the module's docstring)."""
     first = "-" if position.first is None or (position.step == 1 and not position.choosing) \
         else ref.square_name(position.first)
-    key = (f"{_board_field(position.width, position.height, position.pieces)} "
+    key = (f"{board_field(position.width, position.height, position.pieces)} "
            f"{'wb'[position.side]} {position.step} {first} {position.turns}")
     if position.choosing:
         fields = sorted(_arrangement_field(position.width, position.height, a) for a in position.seen)
