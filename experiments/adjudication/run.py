@@ -2,11 +2,12 @@
 of rules from the scores their records hold (`agents.adjudication.adjudicate_record`).
 
     python experiments/adjudication/run.py [--game flow] [--games 40] [--workers 2]
+        [--agents SPEC SPEC --name NAME]
 
-Plays (or resumes) a match alphabeta:depth=2 against alphabeta:depth=4 (both report scores)
-without adjudication into records_GAME.jsonl.gz, then for each rule set prints how many games it
+Plays (or resumes) a match, by default alphabeta:depth=2 against alphabeta:depth=4 (both report
+scores), without adjudication into records_GAME[_NAME].jsonl.gz, then for each rule set prints how many games it
 would have ended, the plies and agents' search time it would have saved, and how many of its
-results differ from the result played out (false adjudications). Writes results_GAME.json.
+results differ from the result played out (false adjudications). Writes results_GAME[_NAME].json.
 """
 import argparse
 import json
@@ -47,22 +48,25 @@ def main():
     parser.add_argument("--game", default="flow")
     parser.add_argument("--games", type=int, default=40)
     parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--agents", nargs=2, default=AGENTS, metavar="SPEC")
+    parser.add_argument("--name", default="", help="a suffix naming this match's files")
     args = parser.parse_args()
-    out = os.path.join(HERE, f"records_{args.game}.jsonl.gz")
-    Tournament(args.game, AGENTS, games=args.games, openings="random:turns=1", seed=11, out=out,
+    tag = f"{args.game}_{args.name}" if args.name else args.game
+    out = os.path.join(HERE, f"records_{tag}.jsonl.gz")
+    Tournament(args.game, args.agents, games=args.games, openings="random:turns=1", seed=11, out=out,
                workers=args.workers, resume=os.path.exists(out), progress=False).run()
     records = load_records(out)
     total_seconds = sum(r["time_white"] + r["time_black"] for r in records)
     results = [judge(records, rules) for rules in RULE_SETS]
-    print(f"{args.game}: {len(records)} games of {' vs '.join(AGENTS)}, {results[0]['plies']} plies, "
+    print(f"{args.game}: {len(records)} games of {' vs '.join(args.agents)}, {results[0]['plies']} plies, "
           f"{total_seconds:.0f} s of search; results {dict((k, sum(r['result'] == k for r in records)) for k in ('1-0', '0-1', '1/2-1/2'))}")
     print(f"{'rules':<34} {'ended':>6} {'wrong':>6} {'plies saved':>12} {'search s saved':>15}")
     for r in results:
         print(f"{' '.join(r['rules']):<34} {r['adjudicated']:>6} {r['wrong']:>6} "
               f"{r['plies_saved']:>6} ({100 * r['plies_saved'] / r['plies']:4.1f}%) "
               f"{r['seconds_saved']:>7.1f} ({100 * r['seconds_saved'] / total_seconds:4.1f}%)")
-    with open(os.path.join(HERE, f"results_{args.game}.json"), "w") as fh:
-        json.dump({"agents": AGENTS, "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
+    with open(os.path.join(HERE, f"results_{tag}.json"), "w") as fh:
+        json.dump({"agents": args.agents, "command": " ".join([os.path.basename(sys.executable)] + sys.argv),
                    "search_seconds": total_seconds, "results": results}, fh, indent=1)
 
 
