@@ -45,7 +45,7 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
     moves = []
     thinking = [0.0, 0.0]
     lost_by = None
-    while not state.is_terminal():
+    while state.legal_actions():  # generated once a position: the agent's copy shares them
         side = state.current_player()
         agent = players[side]
         if clock is not None:

@@ -156,6 +156,9 @@ class State:
         self._array = array
         self._last_action = None
         self._before = None  # the array `_last_action` was played on; no State writes to it
+        # The legal actions of `_array`, a tuple once asked for: a state's array is never
+        # written in place (`apply` makes a new one), so they hold until `_array` changes.
+        self._legal = None
 
     @property
     def array(self):
@@ -169,18 +172,24 @@ class State:
 
     def legal_actions(self):
         """Return the legal actions as a list of ints (empty when the game is over)."""
-        buf = _action_buffer(self.kernels.MAX_ACTIONS)
-        n = self.kernels.legal_actions(self._array, buf)
-        return buf[:n].tolist()
+        return list(self._legal_tuple())
+
+    def _legal_tuple(self):
+        """Return the legal actions as a tuple, generated once per position."""
+        if self._legal is None:
+            buf = _action_buffer(self.kernels.MAX_ACTIONS)
+            n = self.kernels.legal_actions(self._array, buf)
+            self._legal = tuple(buf[:n].tolist())
+        return self._legal
 
     def is_legal(self, action):
         """Return True if `action` (an int) is legal here."""
-        return isinstance(action, (int, np.integer)) and int(action) in self.legal_actions()
+        return isinstance(action, (int, np.integer)) and int(action) in self._legal_tuple()
 
     def _check_legal(self, action):
         if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
             raise ActionError(f"an action is an int (use parse_action for notation), got {action!r}")
-        legal = self.legal_actions()
+        legal = self._legal_tuple()
         if int(action) not in legal:
             if not legal:
                 raise ActionError(f"action {action} is illegal: the game is over")
@@ -196,6 +205,7 @@ class State:
         out = np.empty_like(self._array)
         self.kernels.apply(self._array, action, out)
         self._before, self._last_action, self._array = self._array, action, out
+        self._legal = None
 
     def child(self, action):
         """Return a new state: this one after a legal action (this one is unchanged)."""
@@ -209,7 +219,7 @@ class State:
     def clone(self):
         """Return an independent copy of this state (with the same last move)."""
         copy = type(self)(self.game, self._array.copy())
-        copy._before, copy._last_action = self._before, self._last_action
+        copy._before, copy._last_action, copy._legal = self._before, self._last_action, self._legal
         return copy
 
     @property
@@ -224,6 +234,8 @@ class State:
 
     def is_terminal(self):
         """Return True if the game is over."""
+        if self._legal is not None:  # a game goes on exactly while there is a legal action
+            return not self._legal
         return bool(self.kernels.is_terminal(self._array))
 
     def returns(self):

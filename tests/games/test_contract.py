@@ -95,6 +95,33 @@ def test_random_games_end_through_the_state_layer_and_the_kernels(case):
         assert game.from_array(scratch).is_terminal()
 
 
+def test_a_states_legal_actions_are_its_arrays_whatever_was_asked_before(case):
+    # The State keeps its legal actions once generated; they must follow apply, clone and
+    # child, and a caller changing the list it was given must not change the state's.
+    entry, game = case
+    buf = np.empty(entry.kernels.MAX_ACTIONS, dtype=np.int32)
+
+    def kernel_legal(state):
+        return buf[:entry.kernels.legal_actions(state.array, buf)].tolist()
+
+    for record in _played(game.name, game.variant):
+        state = record[0][0].clone()
+        for _, action in record[:-1]:
+            given = state.legal_actions()
+            assert given == kernel_legal(state)
+            given.append(-1)
+            given.clear()
+            copy = state.clone()
+            assert copy.legal_actions() == state.legal_actions() == kernel_legal(state)
+            assert not state.is_terminal() and not state.is_legal(-1)
+            child = state.child(action)
+            state.apply(action)
+            assert state.legal_actions() == child.legal_actions() == kernel_legal(state)
+            assert copy.legal_actions() == kernel_legal(copy) and copy.is_legal(action)
+        assert state.is_terminal() and state.legal_actions() == []
+        assert entry.kernels.result(state.array) != dispatch.ONGOING
+
+
 def test_apply_in_place_equals_apply_into_a_new_array(case):
     entry, game = case
     for state in states_of(game):
