@@ -108,6 +108,21 @@ def solve(state, memory=DEFAULT_MEMORY, time_limit=None, prover=None):
                     time.monotonic() - started, interrupted, prover.max_depth, searches), prover
 
 
+def settle(state, max_nodes, prover):
+    """Return the value of the ongoing Flow State `state` for the side to move ('win', 'loss'
+    or 'draw' under its `max_turns`) if df-pn proves it within `max_nodes` nodes a search (the
+    side to move's win, then the opponent's), else None."""
+    array = np.ascontiguousarray(state.array, dtype=np.uint64)
+    mover = int(K.current_player(array))
+    pn, dn, _ = prover.run(array, mover, max_nodes)
+    if pn == 0:
+        return "win"
+    if dn != 0:
+        return None
+    pn, dn, _ = prover.run(array, 1 - mover, max_nodes)
+    return "loss" if pn == 0 else "draw" if dn == 0 else None
+
+
 def _claims_of(value, mover):
     """Return [(side, target, attacker, proof)] the certificate of `value` needs."""
     if value == "win":
