@@ -5,9 +5,11 @@ Positions are met in random games on the solved small boards (both colours, ever
 first and second steps, wash choices). For each, df-pn finds the shortest forced win N of the
 side to move (turns counted from the current one: `max_turns` = turns completed + N, and no
 win with one turn fewer); only positions where some legal action throws the win away are
-kept. Each is stored with N, its proof (the certificate, checked by the reference engine) and
-the proof's depth in decisions (the longest line of the proof: alpha-beta searching that many
-plies sees every line of a winning strategy end in a win).
+kept. Each is stored with N, its proof (the certificate, checked by the reference engine), the
+proof's depth in decisions (the longest line of the proof: alpha-beta searching that many
+plies sees every line of that winning strategy end in a win) and the shortest win in decisions
+(`shortest_win_plies`, a depth-limited AND/OR search: the least depth at which alpha-beta can
+see a forced win at all).
 
     nice python experiments/solved/forced_wins.py [--per-turns 4] [--max-n 5] [--out forced_wins.json.gz]
 """
@@ -26,6 +28,7 @@ sys.path.insert(0, HERE)
 import ludo_flow  # noqa: E402
 from common import code_version  # noqa: E402
 from ludo_flow.solve import Prover, certificate, make_certificate, solve  # noqa: E402
+from ludo_flow.solve.solver import shortest_win_plies  # noqa: E402
 from run import BOARDS  # noqa: E402
 
 SAMPLE_TURNS = 40  # the games sampled are played under this turn limit
@@ -108,15 +111,15 @@ def main():
             losing = losing_actions(prover, state)
             if not losing:
                 continue
-            solution, _ = solve(state, prover=prover)
             cert = make_certificate(prover, state, "win", origin=(text, after) if after else None)
             certificate.verify(cert)
             depth = certificate.claim_depth(certificate.root_position(cert), cert["claims"][0])
+            shortest = shortest_win_plies(state, depth)
             wanted[n] -= 1
             rows.append({"board": board, "position": text, "after": after, "turns": n,
-                         "max_turns": cert["max_turns"], "plies": depth, "legal": len(state.legal_actions()),
+                         "max_turns": cert["max_turns"], "plies": depth, "shortest_plies": shortest, "legal": len(state.legal_actions()),
                          "losing": losing, "proof_size": cert["size"], "certificate": cert})
-            print(board, n, depth, text, after, len(losing), "of", len(state.legal_actions()), flush=True)
+            print(board, n, depth, shortest, text, after, len(losing), "of", len(state.legal_actions()), flush=True)
     rows.sort(key=lambda r: (r["turns"], r["board"], r["plies"]))
     with gzip.open(args.out, "wt", encoding="utf-8") as out:
         json.dump({"positions": rows, "code": code_version(),
