@@ -100,3 +100,14 @@ def test_bad_input_is_one_line_exit_2(game, words, message, capsys):
     err = capsys.readouterr().err
     assert status == 2 and len(messages(err)) == 1
     assert re.search(message, err), err
+
+
+def test_the_command_line_adjudicates_solved(tmp_path, capsys):
+    out = tmp_path / "cli.jsonl"
+    status = main(["tournament", "flow", "--agents", *PLAYERS, "--games", "2", "--quiet", "--workers", "0",
+                   "--position", FOUR_BY_FOUR, "--param", "max_turns=7", "--adjudicate", "solved,nodes=5000",
+                   "--out", str(out)])
+    assert status == 0, capsys.readouterr().err
+    for record in load_records(out):
+        assert record["adjudication"]["rule"] == "solved"
+        assert record["result"] == expected_result(record)
