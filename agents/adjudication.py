@@ -9,22 +9,30 @@ Rules, each written as one word (the command line's `--adjudicate` takes several
     draw=SCORE,moves=N[,after=PLY]    a draw once both sides' scores are within +-SCORE on N
                                       moves each in a row, from ply PLY on (default 0)
     max-plies=N                       a draw after N plies of the agents (the opening not counted)
+    solved[,nodes=N]                  Flow only: after every move, df-pn (`ludo_flow.solve`) tries
+                                      to prove the position's value in at most N nodes a search
+                                      (default 20,000); a proven win ends the game won, a draw
+                                      proven under the game's max_turns ends it drawn
 
 A score is what the mover's agent reported for its move (`last_stats["score"]`, from its own
 view: alpha-beta's evaluation in (-1, 1), 1000 - p for a win found p plies down). A move
 without a score (an agent that reports none, or a forced move) neither counts nor breaks a run.
 Moves are decisions: in Flow a turn's two steps are two moves of one side. A game ended so is
 recorded with termination `adjudicated_win` or `adjudicated_draw` and an `adjudication` field
-{rule, ply, scores: {white: [...], black: [...]}} (the last scores of each side that decided it).
+{rule, ply, scores: {white: [...], black: [...]}} (the last scores of each side that decided it;
+the solved rule reads no scores, and records the nodes df-pn spent on the proof instead).
 """
 import math
 
 from ludo_flow.errors import LudoFlowError
 
-RULES = ("resign", "draw", "max_plies")
+RULES = ("resign", "draw", "max_plies", "solved")
 TERMINATIONS = ("adjudicated_win", "adjudicated_draw")
 MAX_MOVES = 1000
 MAX_PLIES = 10 ** 6
+SOLVED_NODES = 20_000          # df-pn nodes a search of the solved rule, by default
+MAX_SOLVED_NODES = 10 ** 9
+SOLVED_MEMORY = 8 << 20        # the solved rule's df-pn table, one a game
 SIDES = ("white", "black")
 
 
@@ -40,7 +48,7 @@ def _number(rule, key, value, low, whole=False):
         raise AdjudicationError(f"--adjudicate {rule}: {key} must be {kind}, got {value!r}") from None
     if isinstance(value, bool) or (not whole and not math.isfinite(out)):
         raise AdjudicationError(f"--adjudicate {rule}: {key} must be a finite number, got {value!r}")
-    top = MAX_MOVES if key == "moves" else MAX_PLIES
+    top = MAX_MOVES if key == "moves" else MAX_SOLVED_NODES if rule == "solved" else MAX_PLIES
     if whole and not low <= out <= top:
         raise AdjudicationError(f"--adjudicate {rule}: {key} must be in [{low}, {top}], got {out}")
     if not whole and not out >= low:
@@ -58,12 +66,15 @@ def _word(word):
             items.append((key.strip().replace("_", "-"), value.strip() if sep else None))
     if not items:
         raise AdjudicationError("--adjudicate takes resign=SCORE,moves=N[,twosided], "
-                                "draw=SCORE,moves=N[,after=PLY] or max-plies=N")
+                                "draw=SCORE,moves=N[,after=PLY], max-plies=N or solved[,nodes=N]")
     rule, value = items[0]
-    allowed = {"resign": ("moves", "twosided"), "draw": ("moves", "after"), "max-plies": ()}
+    allowed = {"resign": ("moves", "twosided"), "draw": ("moves", "after"), "max-plies": (),
+               "solved": ("nodes",)}
     if rule not in allowed:
         raise AdjudicationError(f"--adjudicate: unknown rule {rule!r}; a word starts with resign=, "
-                                f"draw= or max-plies=")
+                                f"draw=, max-plies= or solved")
+    if rule == "solved":
+        return "solved", _solved_settings(word, items)
     if rule == "max-plies":
         if len(items) > 1:
             raise AdjudicationError(f"--adjudicate max-plies takes no settings, got {word!r}")
@@ -92,9 +103,26 @@ def _word(word):
     return rule, out
 
 
+def _solved_settings(word, items):
+    """Return {nodes} of a `solved[,nodes=N]` word's items."""
+    if items[0][1] is not None:
+        raise AdjudicationError(f"--adjudicate solved takes no value; write solved or solved,nodes=N, "
+                                f"got {word!r}")
+    out = {}
+    for key, val in items[1:]:
+        if key != "nodes":
+            raise AdjudicationError(f"--adjudicate solved: unknown setting {key!r}; allowed: nodes")
+        if key in out:
+            raise AdjudicationError("--adjudicate solved: nodes given twice")
+        out[key] = _number("solved", key, val, 1, whole=True)
+    out.setdefault("nodes", SOLVED_NODES)
+    return out
+
+
 def parse_adjudication(words):
     """Return the rules {resign: {score, moves, twosided}, draw: {score, moves, after},
-    max_plies: N} (only those given) of words, one string, or such a dict (checked again)."""
+    max_plies: N, solved: {nodes}} (only those given) of words, one string, or such a dict
+    (checked again)."""
     if isinstance(words, dict):
         words = [_dict_word(rule, value) for rule, value in words.items()]
     elif isinstance(words, str):
@@ -116,6 +144,8 @@ def _dict_word(rule, value):
         return f"max-plies={value}"
     if rule not in RULES or not isinstance(value, dict):
         raise AdjudicationError(f"unknown adjudication rule {rule!r}; allowed: {', '.join(RULES)}")
+    if rule == "solved":
+        return ",".join(["solved"] + [f"{k}={v}" for k, v in value.items()])
     parts = [f"{rule}={value.get('score')}"] + [f"{k}={v}" for k, v in value.items()
                                                  if k not in ("score", "twosided")]
     return ",".join(parts + (["twosided"] if value.get("twosided") else []))
@@ -123,7 +153,7 @@ def _dict_word(rule, value):
 
 def needs_scores(rules):
     """Return how many sides of a game must report scores for the rules to act: 0 (max-plies
-    alone), 1 (a one-sided resign) or 2 (a draw or a two-sided resign)."""
+    or solved alone), 1 (a one-sided resign) or 2 (a draw or a two-sided resign)."""
     if "draw" in rules or rules.get("resign", {}).get("twosided"):
         return 2
     return 1 if "resign" in rules else 0
@@ -174,19 +204,54 @@ class Adjudicator:
                 "ply": ply, "scores": scores}
 
 
+class SolvedJudge:
+    """The solved rule: ends a Flow game once df-pn proves the value of its position."""
+
+    def __init__(self, settings):
+        self.nodes = settings["nodes"]
+        self.prover = None
+
+    def verdict(self, state, ply):
+        """Return the verdict {result, termination, rule, ply, scores, nodes} if df-pn proves
+        the value of the ongoing `state` (after the game's `ply`-th move), else None."""
+        from ludo_flow.solve import Prover, settle
+        if self.prover is None:  # a table of the game's own, kept from move to move, so where a
+            self.prover = Prover(SOLVED_MEMORY)  # game is cut depends on its moves alone
+        prover = self.prover
+        before = prover.nodes
+        value = settle(state, self.nodes, prover)
+        if value is None:
+            return None
+        mover = state.current_player()
+        result = ("1/2-1/2" if value == "draw"
+                  else ("1-0", "0-1")[mover if value == "win" else 1 - mover])
+        return {"result": result, "termination": TERMINATIONS[result == "1/2-1/2"], "rule": "solved",
+                "ply": ply, "scores": {}, "nodes": prover.nodes - before}
+
+
+def check_solved_game(rules, game):
+    """Refuse the solved rule for a game the solver does not play (only Flow's)."""
+    if "solved" in rules and game != "flow":
+        raise AdjudicationError(f"--adjudicate solved needs the Flow solver; {game} has none")
+
+
 def adjudicate_record(record, rules):
     """Return the verdict the rules would have given in a recorded game (from its `search`
     scores, moves replayed to know each mover), or None if they let it run to its end."""
     from .records import replay_states
     rules = parse_adjudication(rules)
+    check_solved_game(rules, record.get("game", "flow"))
     scores = (record.get("search") or {}).get("score") or [None] * len(record.get("moves", []))
     judge = Adjudicator(rules)
+    solved = SolvedJudge(rules["solved"]) if "solved" in rules else None
     mover = None
     for ply, word, state in replay_states(record):
         if word is not None:
             if state.is_terminal():
                 return None
             verdict = judge.add(mover, scores[ply - 1], ply)
+            if verdict is None and solved is not None:
+                verdict = solved.verdict(state, ply)
             if verdict is not None:
                 return verdict
         mover = state.current_player()

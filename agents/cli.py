@@ -476,8 +476,9 @@ def adjudication_line(adjudication):
     """Return the replay's line about an adjudicated game: the rule, the ply, the scores."""
     scores = "; ".join(f"{side} {' '.join(f'{x:+.3f}' for x in values)}"
                        for side, values in adjudication.get("scores", {}).items() if values)
+    proof = f" (proven by df-pn in {adjudication['nodes']} nodes)" if "nodes" in adjudication else ""
     return (f"adjudicated by the {adjudication['rule'].replace('_', '-')} rule at ply "
-            f"{adjudication['ply']}" + (f" (scores: {scores})" if scores else ""))
+            f"{adjudication['ply']}" + (f" (scores: {scores})" if scores else "") + proof)
 
 
 def cmd_serve(args):
@@ -745,7 +746,9 @@ def build_parser():
                    help="end decided games early from the agents' reported scores (as fastchess): "
                    "resign=SCORE,moves=N[,twosided] (a side scoring <= -SCORE on N of its moves in a "
                    "row loses; twosided: the opponent agrees), draw=SCORE,moves=N[,after=PLY] (both "
-                   "within +-SCORE on N moves each), max-plies=N (a draw after N plies)")
+                   "within +-SCORE on N moves each), max-plies=N (a draw after N plies), "
+                   "solved[,nodes=N] (Flow: once df-pn proves the position's value in N nodes, "
+                   "default 20000)")
     add_clock_options(p)
     p.add_argument("--plots", metavar="DIR", help="write ratings.png and scores.png (needs the plots extra)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")

@@ -3,14 +3,15 @@
 `MoveLog` is given to `play_game`: after every move it reads what the mover's agent reported
 (`agent.last_stats`, read with .get: any key may be missing, and a value of the wrong type is
 left out) into the record's `search` columns, and feeds the score to the `Adjudicator` of the
-tournament's rules. The columns (`records.SEARCH_COLUMNS`) are lists aligned with `moves`,
+tournament's rules; with the solved rule, the position after each move is given to df-pn too.
+The columns (`records.SEARCH_COLUMNS`) are lists aligned with `moves`,
 null where the mover reported nothing; a column no move reported is left out, so a game of
 agents that report nothing costs `"search":{}`.
 """
 import math
 import numbers
 
-from .adjudication import Adjudicator
+from .adjudication import Adjudicator, SolvedJudge
 from .records import MAX_SCORE, PV_MOVES, SEARCH_COLUMNS
 
 
@@ -75,6 +76,7 @@ class MoveLog:
         self.columns = {}
         self.plies = 0
         self.judge = Adjudicator(rules) if rules else None
+        self.solved = SolvedJudge(rules["solved"]) if rules and "solved" in rules else None
         self.verdict = None
 
     def add(self, state, agent):
@@ -98,13 +100,16 @@ class MoveLog:
     def decided(self, state):
         """Return the verdict that ends the game in `state`, after the last move added (None if
         the rules let it go on, or if the game's own rules have ended it)."""
-        if self.verdict is not None and state.is_terminal():
+        if state.is_terminal():
             self.verdict = None
+        elif self.verdict is None and self.solved is not None:
+            self.verdict = self.solved.verdict(state, self.plies)
         return self.verdict
 
     def fields(self):
         """Return the record fields: `search`, and `adjudication` if a rule ended the game."""
         out = {"search": self.columns}
         if self.verdict is not None:
-            out["adjudication"] = {k: self.verdict[k] for k in ("rule", "ply", "scores")}
+            out["adjudication"] = {k: self.verdict[k] for k in ("rule", "ply", "scores", "nodes")
+                                   if k in self.verdict}
         return out

@@ -25,8 +25,9 @@ A record holds everything needed to replay the game and to rate it:
                   the principal variation, starting with the move played, in notation);
                   `move_search(record)` gives them move by move
     adjudication  present when a rule ended the game early (termination `adjudicated_win` or
-                  `adjudicated_draw`): {"rule": "resign" | "draw" | "max_plies", "ply": N,
-                  "scores": {"white": [...], "black": [...]}}
+                  `adjudicated_draw`): {"rule": "resign" | "draw" | "max_plies" | "solved",
+                  "ply": N, "scores": {"white": [...], "black": [...]}}, and for the solved
+                  rule "nodes" (df-pn's nodes on the proof)
 
 A game played on a clock (`--tc`) adds `time_control` (fastchess's syntax, e.g. "10+0.1"),
 `time_margin` (seconds), `clocks` (the mover's clock in seconds after each move, aligned with
@@ -141,7 +142,9 @@ def _search(value):
 
 
 def _adjudication(value):
-    if not isinstance(value, dict) or value.get("rule") not in ("resign", "draw", "max_plies"):
+    if not isinstance(value, dict) or value.get("rule") not in ("resign", "draw", "max_plies", "solved"):
+        return False
+    if "nodes" in value and not _count(value["nodes"]):
         return False
     scores = value.get("scores", {})
     return _count(value.get("ply")) and isinstance(scores, dict) and all(
@@ -175,8 +178,8 @@ SCHEMA = {
     "settings": (lambda v: v is None or isinstance(v, dict), "an object"),
     "search": (_search, f"an object of columns ({', '.join(SEARCH_COLUMNS)}), each a list of "
                f"values or nulls"),
-    "adjudication": (_adjudication, 'null or {"rule": "resign"|"draw"|"max_plies", "ply": N, '
-                     '"scores": {"white": [...], "black": [...]}}'),
+    "adjudication": (_adjudication, 'null or {"rule": "resign"|"draw"|"max_plies"|"solved", "ply": N, '
+                     '"scores": {"white": [...], "black": [...]}[, "nodes": N]}'),
     "time_control": (lambda v: v is None or (_text(v) and len(v) <= 40), "a time control such as "
                      "'10+0.1' or '40/60', or null"),
     "time_margin": (_seconds, "a number of seconds >= 0"),

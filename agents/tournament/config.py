@@ -14,7 +14,7 @@ import re
 from ludo_flow.errors import LudoFlowError
 
 from .. import own
-from ..adjudication import needs_scores, parse_adjudication
+from ..adjudication import check_solved_game, needs_scores, parse_adjudication
 from ..registry import AGENTS, make_agent, parse_spec
 from ..timecontrol import parse_time_control
 from .suites import suite_name, suite_names
@@ -316,6 +316,7 @@ class TournamentConfig:
             return
         try:
             rules = parse_adjudication(self.adjudicate)
+            check_solved_game(rules, self.game)
         except ValueError as err:
             raise TournamentError(str(err)) from None
         object.__setattr__(self, "adjudicate", rules)

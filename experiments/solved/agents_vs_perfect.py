@@ -1,11 +1,17 @@
 """Agents against perfect play: how often each agent throws a won position away.
 
-Positions are sampled from random games on a solved board (both colours, every decision:
-steps and wash choices), solved by df-pn; on each position won for the side to move, each
-agent chooses its action once and df-pn solves the result: the agent erred if the side that
-moved no longer wins. Shares with Wilson 95 % intervals.
+Positions are sampled (both colours, every decision: steps and wash choices) from random games
+(`--sample random`) or from the agents' own games (`--sample agents`: alpha-beta and MCTS of
+the budget ladder against each other, after two random decisions) on a solved board, and
+solved by df-pn; on each position won for the side to move, each agent chooses its action
+once and df-pn solves the result: the agent erred if the side that moved no longer wins.
+Shares with Wilson 95 % intervals. The default agents are the budget ladder's
+(experiments/budget_ladder), whose Elo docs/strength.md sets beside these shares, and the
+0.1 s budgets.
 
     nice python experiments/solved/agents_vs_perfect.py [--board 4x4] [--max-turns 7] [--positions 200]
+    nice python experiments/solved/agents_vs_perfect.py --board 6x4 --max-turns 9 --sample agents \
+        --positions 100 --out experiments/solved/agents_vs_perfect_6x4_agents.json
 """
 import argparse
 import json
@@ -25,8 +31,10 @@ from ludo_flow.solve import Prover, solve  # noqa: E402
 from run import BOARDS  # noqa: E402
 
 AGENTS = ["random", "alphabeta:depth=1", "alphabeta:depth=2", "alphabeta:depth=3", "alphabeta:depth=4",
-          "alphabeta:depth=5", "alphabeta:time=0.1", "mcts:simulations=100", "mcts:simulations=1000",
-          "mcts:simulations=10000", "mcts:time=0.1"]
+          "alphabeta:depth=5", "alphabeta:depth=99,time=0.05", "alphabeta:depth=99,time=0.1",
+          "mcts:simulations=100", "mcts:simulations=300", "mcts:simulations=1000", "mcts:simulations=3000",
+          "mcts:simulations=10000", "mcts:simulations=0,time=0.05", "mcts:simulations=0,time=0.1"]
+PLAYERS = ["alphabeta:depth=2", "alphabeta:depth=4", "mcts:simulations=300", "mcts:simulations=3000"]
 
 
 def wilson(k, n):
@@ -58,6 +66,48 @@ def sample_positions(game, start, count, seed):
     return out
 
 
+def agent_positions(game, start, count, seed, players):
+    """Return up to `count` distinct ongoing states met in games between `players` (every
+    ordered pair in turn) from `start`, each game after two random decisions."""
+    from agents.registry import make_agent
+    rng = random.Random(seed)
+    agents = [make_agent(spec, game) for spec in players]
+    pairs = [(a, b) for a in agents for b in agents if a is not b]
+    seen, out = set(), []
+    for number in range(50 * count):
+        white, black = pairs[number % len(pairs)]
+        white.reset(seed=seed + 2 * number)
+        black.reset(seed=seed + 2 * number + 1)
+        state = start.clone()
+        for _ in range(2):
+            state.apply(rng.choice(state.legal_actions()))
+        while not state.is_terminal():
+            key = (state.array[:15].tobytes(), state.choosing)
+            if key not in seen:
+                seen.add(key)
+                out.append(state.clone())
+            state.apply((white, black)[state.current_player()].select_action(state.clone()))
+        if len(out) >= 4 * count:
+            break
+    rng.shuffle(out)
+    return out
+
+
+def shortest_at_least(state, turns, prover):
+    """Return whether the side to move of the won `state` has no forced win within `turns` - 1
+    turns (counting the current one)."""
+    from ludo_flow.flow import kernels as K
+    if turns <= 1:
+        return True
+    limit = state.turns + turns - 1
+    if limit >= state.game.params["max_turns"]:  # the win fits in the game: it is shorter
+        return False
+    array = state.array.copy()
+    array[K.MAX_TURNS] = limit
+    shorter = ludo_flow.load_game("flow", max_turns=limit).from_array(array)
+    return solve(shorter, prover=prover)[0].value != "win"
+
+
 def main():
     from agents.registry import make_agent
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -65,20 +115,35 @@ def main():
     parser.add_argument("--max-turns", type=int, default=7)
     parser.add_argument("--positions", type=int, default=200, help="won positions to test")
     parser.add_argument("--agents", nargs="+", default=AGENTS)
+    parser.add_argument("--sample", choices=("random", "agents"), default="random",
+                        help="positions from random games, or from games between --players")
+    parser.add_argument("--players", nargs="+", default=PLAYERS, help="the agents whose games --sample agents reads")
+    parser.add_argument("--far", type=int, default=1,
+                        help="keep only positions whose shortest forced win takes at least this many turns")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", default=os.path.join(HERE, "agents_vs_perfect.json"))
     args = parser.parse_args()
     game = ludo_flow.load_game("flow", max_turns=args.max_turns)
     start = game.from_string(BOARDS[args.board])
-    prover = Prover(64 << 20)
+    prover = Prover(256 << 20)
+    sample = (sample_positions(game, start, args.positions, args.seed) if args.sample == "random"
+              else agent_positions(game, start, args.positions, args.seed, args.players))
+    print(len(sample), "positions sampled", flush=True)
     won = []
-    for state in sample_positions(game, start, args.positions, args.seed):
-        if solve(state, prover=prover)[0].value == "win":
+    for state in sample:
+        if solve(state, prover=prover)[0].value == "win" and shortest_at_least(state, args.far, prover):
             won.append(state)
         if len(won) >= args.positions:
             break
     print(len(won), "won positions", flush=True)
-    rows = []
+    rows, values = [], {}
+
+    def value_of(child):  # many agents choose the same move: solve each child once
+        key = (child.array.tobytes(), child.choosing)
+        if key not in values:
+            values[key] = solve(child, prover=prover)[0].value
+        return values[key]
+
     for spec in args.agents:
         agent = make_agent(spec, game)
         agent.reset(seed=args.seed)
@@ -87,7 +152,7 @@ def main():
             mover = state.current_player()
             child = state.clone()
             child.apply(agent.select_action(state.clone()))
-            value = solve(child, prover=prover)[0].value
+            value = value_of(child)
             still_won = value == ("win" if child.current_player() == mover else "loss")
             errors += not still_won
         low, high = wilson(errors, len(won))
@@ -97,6 +162,7 @@ def main():
         rows.append(row)
     with open(args.out, "w") as f:
         json.dump({"board": args.board, "position": BOARDS[args.board], "max_turns": args.max_turns,
+                   "sample": args.sample, "far": args.far, "players": args.players if args.sample == "agents" else None,
                    "rows": rows, "code": code_version(),
                    "command": " ".join(["python", "experiments/solved/agents_vs_perfect.py"] + sys.argv[1:])},
                   f, indent=1)

@@ -171,6 +171,34 @@ def verify_claim(root, claim):
     return len(seen)
 
 
+def claim_depth(root, claim):
+    """Return the longest line of a claim, in decisions: from the reference position `root`,
+    the claimed side playing its listed moves and the opponent every legal reply, to a
+    finished game (every line of a checked win ends within this many decisions)."""
+    side = COLOURS.index(claim["side"])
+    strategy = claim["strategy"]
+    depth = {}
+    stack = [(root, False)]
+    while stack:
+        position, expanded = stack.pop()
+        key = position_key(position)
+        if key in depth and not expanded:
+            continue
+        if position.is_terminal():
+            depth[key] = 0
+            continue
+        if position.current_player() == side:
+            children = [position.apply(parse_action(strategy[key]))]
+        else:
+            children = [position.apply(a) for a in position.legal_actions()]
+        if expanded:
+            depth[key] = 1 + max(depth[position_key(c)] for c in children)
+        else:
+            stack.append((position, True))
+            stack.extend((c, False) for c in children if position_key(c) not in depth)
+    return depth[position_key(root)]
+
+
 def verify(cert):
     """Check every claim of a certificate and that they give its value; return
     (value, positions walked). Raise CertificateError if anything fails."""

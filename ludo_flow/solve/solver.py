@@ -108,6 +108,60 @@ def solve(state, memory=DEFAULT_MEMORY, time_limit=None, prover=None):
                     time.monotonic() - started, interrupted, prover.max_depth, searches), prover
 
 
+def settle(state, max_nodes, prover):
+    """Return the value of the ongoing Flow State `state` for the side to move ('win', 'loss'
+    or 'draw' under its `max_turns`) if df-pn proves it within `max_nodes` nodes a search (the
+    side to move's win, then the opponent's), else None."""
+    array = np.ascontiguousarray(state.array, dtype=np.uint64)
+    mover = int(K.current_player(array))
+    pn, dn, _ = prover.run(array, mover, max_nodes)
+    if pn == 0:
+        return "win"
+    if dn != 0:
+        return None
+    pn, dn, _ = prover.run(array, 1 - mover, max_nodes)
+    return "loss" if pn == 0 else "draw" if dn == 0 else None
+
+
+def shortest_win_plies(state, max_plies):
+    """Return the fewest decisions (plies) within which the side to move of the Flow State
+    `state` forces a win under its `max_turns`, or None if it cannot within `max_plies`.
+
+    A depth-limited AND/OR search over the kernels, apart from df-pn and from alpha-beta (so it
+    can check either), memoised on (position, plies left); for positions near a win only."""
+    root = np.ascontiguousarray(state.array, dtype=np.uint64)
+    mover = int(K.current_player(root))
+    won = K.WHITE_WINS if mover == 0 else K.BLACK_WINS
+    buf = np.empty(K.MAX_ACTIONS, dtype=np.int32)
+    memo = {}
+
+    def wins_within(array, plies):
+        code = int(K.result(array))
+        if code != K.ONGOING:
+            return code == won
+        if plies == 0:
+            return False
+        key = (array.tobytes(), plies)
+        if key not in memo:
+            n = int(K.legal_actions(array, buf))
+            actions = [int(a) for a in buf[:n]]
+            children = []
+            for a in actions:
+                child = np.empty(K.STATE_SIZE, dtype=np.uint64)
+                K.apply(array, np.int64(a), child)
+                children.append(child)
+            if int(K.current_player(array)) == mover:
+                memo[key] = any(wins_within(c, plies - 1) for c in children)
+            else:
+                memo[key] = all(wins_within(c, plies - 1) for c in children)
+        return memo[key]
+
+    for plies in range(1, max_plies + 1):
+        if wins_within(root, plies):
+            return plies
+    return None
+
+
 def _claims_of(value, mover):
     """Return [(side, target, attacker, proof)] the certificate of `value` needs."""
     if value == "win":
