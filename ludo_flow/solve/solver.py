@@ -143,13 +143,7 @@ def shortest_win_plies(state, max_plies):
             return False
         key = (array.tobytes(), plies)
         if key not in memo:
-            n = int(K.legal_actions(array, buf))
-            actions = [int(a) for a in buf[:n]]
-            children = []
-            for a in actions:
-                child = np.empty(K.STATE_SIZE, dtype=np.uint64)
-                K.apply(array, np.int64(a), child)
-                children.append(child)
+            _, children = _children(array, buf)
             if int(K.current_player(array)) == mover:
                 memo[key] = any(wins_within(c, plies - 1) for c in children)
             else:
@@ -160,6 +154,19 @@ def shortest_win_plies(state, max_plies):
         if wins_within(root, plies):
             return plies
     return None
+
+
+def _children(array, buf):
+    """Return (legal actions, the kernel array after each) of a Flow kernel array; `buf` holds
+    the actions while they are generated."""
+    n = int(K.legal_actions(array, buf))
+    actions = [int(a) for a in buf[:n]]
+    children = []
+    for a in actions:
+        child = np.empty(K.STATE_SIZE, dtype=np.uint64)
+        K.apply(array, np.int64(a), child)
+        children.append(child)
+    return actions, children
 
 
 def _claims_of(value, mover):
@@ -199,13 +206,7 @@ def extract(prover, state, side, attacker, proof, with_keys=True, origin=None):
         if key in seen:
             continue
         seen.add(key)
-        n = int(K.legal_actions(array, buf))
-        actions = [int(a) for a in buf[:n]]
-        children = []
-        for a in actions:
-            child = np.empty(K.STATE_SIZE, dtype=np.uint64)
-            K.apply(array, np.int64(a), child)
-            children.append(child)
+        actions, children = _children(array, buf)
         if int(K.current_player(array)) == side:
             pick = next((i for i, c in enumerate(children) if done(c)), None)
             if pick is None:
