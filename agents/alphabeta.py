@@ -43,7 +43,8 @@ from ludo_flow.specialize import for_game, game_jit
 from ludo_flow.inlining import search_loop
 from ludo_flow.memory import prefetch_row, unowned
 
-from .base import PV_LENGTH, AgentError, BaseAgent, Setting, check_memory, check_state
+from .base import (PV_LENGTH, AgentError, BaseAgent, SearchProgress, Setting, check_memory,
+                   check_state)
 from .clock import Interrupts, now
 
 WIN = 1000.0
@@ -534,11 +535,18 @@ def _order_moves(ply, n, player, moves, order, killers, history):
 
 
 @game_jit()
-def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline, out_pv):
-    """Iteratively deepen from `root` over the actions in `root_moves` (their order breaks ties),
+def search(game, evaluation, root, first_depth, max_depth, root_moves, tables, ctl, deadline,
+           out_pv):
+    """Iteratively deepen from `root` through depths `first_depth`..`max_depth` over the actions
+    in `root_moves` (their order breaks ties; each finished depth sorts them best first),
     working in `tables` (`Tables`).
 
-    Returns (best action, its score, last finished depth, length of the pv written to `out_pv`)."""
+    Returns (best action, its score, last finished depth, length of the pv written to `out_pv`).
+    A search driven one depth at a time (`first_depth` > 1, to report between depths) is given
+    the `root_moves`, tables, control array and `out_pv` the previous depth left: it then
+    returns a pv length of 0 when it found nothing to replace the previous depth's answer,
+    which stands (`out_pv` is left as it was). It leaves ctl[RUNNING] set: the caller clears it
+    when it stops searching, so a Ctrl-C between two depths still only sets the flag."""
     n = root_moves.size
     player = dispatch.current_player(game, root)
     # Every array the search touches per node is an unowned view (see ludo_flow.memory):
@@ -556,10 +564,10 @@ def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline,
     scores = np.zeros(n, dtype=np.float64)
     best_move = root_moves[0]
     best_score = 0.0
-    done_depth = 0
+    done_depth = first_depth - 1
     pv_n = 0
     child = states[1]
-    for depth in range(1, max_depth + 1):
+    for depth in range(first_depth, max_depth + 1):
         iter_best = -INF
         iter_move = root_moves[0]
         alpha = -INF
@@ -613,7 +621,6 @@ def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline,
             scores[j + 1] = v
         if best_score > WIN_BOUND or best_score < -WIN_BOUND:
             break  # a forced result within the horizon: deeper search cannot change it
-    ctl[RUNNING] = 0
     return best_move, best_score, done_depth, pv_n
 
 
@@ -705,9 +712,30 @@ class AlphaBetaAgent(BaseAgent):
         self._tables_for = context
         return self._tables
 
-    def select_action(self, state):
+    def _search_by_depth(self, search, root, legal, t, ctl, deadline, out_pv, on_progress, start):
+        """Return what `search` returns, searching one depth per call and calling
+        `on_progress` after each finished depth (see `search` for the resumed calls)."""
+        found = (int(legal[0]), 0.0, 0, 0)
+        for depth in range(1, self.options["depth"] + 1):
+            answer = search(root, depth, depth, legal, t, ctl, deadline, out_pv)
+            if answer[3] > 0 or depth == 1:
+                found = answer
+            if ctl[STOP] or ctl[INTERRUPTED]:
+                break
+            action, score, _, pv_n = found
+            on_progress(SearchProgress(
+                "alphabeta", time.perf_counter() - start, int(action), float(score),
+                tuple(int(a) for a in out_pv[:min(pv_n, PV_LENGTH)]), depth, int(ctl[NODES])))
+            if abs(score) > WIN_BOUND or ctl[INTERRUPTED]:
+                break  # a forced result (as `search` stops), or a Ctrl-C during the report
+        return found
+
+    def select_action(self, state, on_progress=None):
         """Return the best action found within the budgets (the state is not changed).
 
+        `on_progress`, if given, is called with a `SearchProgress` after each finished depth
+        (not for a single legal action): the search then returns to Python between depths,
+        and finds the same move with the same figures as without it.
         Raises SearchInterrupted (a KeyboardInterrupt) on Ctrl-C, after setting `last_stats`."""
         game_id, array = check_state(state)
         start = time.perf_counter()
@@ -728,9 +756,15 @@ class AlphaBetaAgent(BaseAgent):
         out_pv = np.zeros(MAX_PLY + 1, dtype=np.int32)
         t.killers.fill(-1)
         np.floor_divide(t.history, 8, out=t.history)  # old cutoffs: a hint, not a rule
+        search = self.search_functions(game_id)[0]
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
-            action, score, depth, pv_n = self.search_functions(game_id)[0](
-                array.copy(), self.options["depth"], legal, t, ctl, deadline, out_pv)
+            if on_progress is None:
+                action, score, depth, pv_n = search(array.copy(), 1, self.options["depth"], legal,
+                                                    t, ctl, deadline, out_pv)
+            else:
+                action, score, depth, pv_n = self._search_by_depth(
+                    search, array.copy(), legal, t, ctl, deadline, out_pv, on_progress, start)
+            ctl[RUNNING] = 0
         elapsed = time.perf_counter() - start
         stopped = "depth"
         if interrupts.interrupted:

@@ -1,5 +1,6 @@
 """The Agent interface and the typed settings every agent declares (parsed from spec strings)."""
 import difflib
+import inspect
 import math
 import os
 from typing import NamedTuple, Protocol, runtime_checkable
@@ -37,6 +38,38 @@ def _digits(n):
 FALLBACK_MEMORY_BYTES = 64 << 30
 
 PV_LENGTH = 8  # the most actions of a principal variation in a search's `last_stats["pv"]`
+
+# Seconds between two reports of a search given `on_progress` that reports by the clock (MCTS;
+# alpha-beta reports each finished depth instead).
+PROGRESS_INTERVAL = 0.15
+
+
+class SearchProgress(NamedTuple):
+    """What a search tells its `on_progress` callback while it runs (see `report_progress`).
+
+    Alpha-beta reports after each finished depth of its iterative deepening; MCTS about every
+    `PROGRESS_INTERVAL` seconds of search. Figures are those of the search so far."""
+
+    agent: str               # the agent's name: "alphabeta" or "mcts"
+    elapsed: float           # seconds since `select_action` began
+    best: int                # the action the search would play now
+    score: float | None      # its score from the mover's view (alpha-beta: the search's score,
+    #                          a win p plies down is 1000 - p; MCTS: its mean value in [-1, 1])
+    pv: tuple                # the principal variation, starting with `best` (at most PV_LENGTH)
+    depth: int               # alpha-beta: the depth just finished; MCTS: the deepest path so far
+    nodes: int               # alpha-beta: nodes searched; MCTS: nodes in the tree
+    simulations: int = 0     # MCTS: simulations run for this move (alpha-beta: 0)
+    share: float | None = None  # MCTS: the fraction of the root's visits that went to `best`
+
+
+def report_progress(agent):
+    """Return True if `agent.select_action` takes an `on_progress` keyword (the agents that
+    report their search while it runs; any other agent is called without it)."""
+    try:
+        parameters = inspect.signature(agent.select_action).parameters
+    except (TypeError, ValueError):
+        return False
+    return "on_progress" in parameters
 
 
 def machine_memory():
@@ -106,7 +139,11 @@ class Agent(Protocol):
     the state; `reset` starts a new game (clears tables and trees, reseeds). After each move
     `last_stats` holds the search statistics of that move (a dict whose keys are always the
     agent class's `STATS_KEYS`, whichever way the search ended). Ctrl-C during a search raises
-    `SearchInterrupted` (a KeyboardInterrupt) and leaves state and agent usable."""
+    `SearchInterrupted` (a KeyboardInterrupt) and leaves state and agent usable.
+
+    An agent may also take `select_action(state, on_progress=callback)`: it then calls
+    `callback(SearchProgress(...))` while it searches (alpha-beta and MCTS do; see
+    `report_progress`). The callback changes nothing the search computes."""
 
     name: str
     last_stats: dict

@@ -9,7 +9,8 @@ from ludo_flow.rng import new_rng
 from ludo_flow.specialize import for_game
 
 from .. import mcts as package
-from ..base import PV_LENGTH, AgentError, BaseAgent, Setting, check_memory, check_state
+from ..base import (PROGRESS_INTERVAL, PV_LENGTH, AgentError, BaseAgent, SearchProgress, Setting,
+                    check_memory, check_state)
 from ..clock import Interrupts
 from .search import (MAX_PATH, NO_PRIORS, PRIORS, PRIORS_EXPAND_FIRST, STOP_INTERRUPTED,
                      STOP_MEMORY, STOP_NAMES, STOP_TIME, Settings, Work,
@@ -218,9 +219,34 @@ class MCTSAgent(BaseAgent):
         present = set(tree.action[f:f + n].tolist())
         return [int(a) for a in legal if int(a) not in present]
 
-    def select_action(self, state):
+    def _child_score(self, child):
+        """Return the mean value of root child `child` from the mover's view (a proven child
+        the search never had to visit: its result, 1 or -1, else 0.0)."""
+        tree = self._tree
+        if tree.visits[child]:
+            return float(tree.value[child] / tree.visits[child])
+        return float(tree.proven[child])
+
+    def _progress(self, start, sims_before):
+        """Return the `SearchProgress` of the search so far (None before the root is expanded)."""
+        tree = self._tree
+        ctl = tree.ctl
+        if tree.n_children[0] <= 0 or tree.first_child[0] < 0:
+            return None
+        child = best_child(tree)
+        root_visits = int(tree.visits[0])
+        return SearchProgress(
+            "mcts", time.perf_counter() - start, int(tree.action[child]), self._child_score(child),
+            tuple(principal_variation(tree, child, PV_LENGTH)), int(ctl[MAX_DEPTH]),
+            int(ctl[NODES]), int(ctl[SIMS]) - sims_before,
+            int(tree.visits[child]) / root_visits if root_visits else None)
+
+    def select_action(self, state, on_progress=None):
         """Return the most visited root action after the search (the state is not changed).
 
+        `on_progress`, if given, is called with a `SearchProgress` about every
+        `PROGRESS_INTERVAL` seconds of search (not for a single legal action): the search runs
+        in slices of that length, and finds the same move with the same figures as without it.
         Raises SearchInterrupted (a KeyboardInterrupt) on Ctrl-C, after setting `last_stats`."""
         game_id, array = check_state(state)
         start = time.perf_counter()
@@ -261,8 +287,18 @@ class MCTSAgent(BaseAgent):
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
             while True:  # `run` leaves ctl[RUNNING] set: a Ctrl-C while the tree grows, too,
                 # only sets the flag
-                stop = search(tree, settings, sims - (int(ctl[SIMS]) - sims_before), deadline,
+                until = deadline
+                if on_progress is not None:
+                    until = min(deadline, time.perf_counter() + PROGRESS_INTERVAL)
+                stop = search(tree, settings, sims - (int(ctl[SIMS]) - sims_before), until,
                               self._rng, work)
+                if stop == STOP_TIME and until < deadline:  # a slice ended, not the move's time
+                    progress = self._progress(start, sims_before)
+                    if progress is not None:
+                        on_progress(progress)
+                    if time.perf_counter() < deadline:
+                        continue
+                    break
                 if stop != STOP_MEMORY or ctl[INTERRUPTED]:
                     break
                 if time.perf_counter() >= deadline:  # full as time ran out: growing it
@@ -285,10 +321,7 @@ class MCTSAgent(BaseAgent):
         else:
             child = best_child(tree)
             action = int(tree.action[child])
-            if tree.visits[child]:
-                score = float(tree.value[child] / tree.visits[child])
-            else:  # a proven child the search never had to visit
-                score = float(tree.proven[child])
+            score = self._child_score(child)
             f, n = int(tree.first_child[0]), int(tree.n_children[0])
             ranked = sorted(range(f, f + n), key=lambda c: -int(tree.visits[c]))[:10]
             self.last_stats = self._stats(

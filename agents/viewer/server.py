@@ -9,10 +9,16 @@ closing (it says so when it is hidden; a session not heard from for `IDLE_SECOND
 terminate the worker, and the next search starts a new one. A finished game is appended to
 the records file as one record (`agents.records`), which `ludo-flow replay` opens.
 
+An agent that reports its search (`select_action(state, on_progress=...)`: alpha-beta after
+each finished depth, MCTS every `PROGRESS_INTERVAL` seconds) sends each report from the worker
+through the pipe its move comes by; the view carries the latest, so the page shows the search
+as it goes.
+
 API (JSON in and out; POST bodies must be `application/json`):
     GET  /                   the page
     POST /api/new            {"session"?, "human"?: "white"|"black", "agent"?: SPEC} -> view
-    GET  /api/state?s=ID     -> view (the page polls it while the agent thinks)
+    GET  /api/state?s=ID     -> view (the page polls it while the agent thinks; its
+                                `progress` is the search's latest report, `progress_figures`)
     POST /api/move           {"session", "move": "b2-b4"} -> view
     POST /api/undo | /api/swap | /api/close    {"session"} -> view ({} for close)
 """
@@ -62,10 +68,14 @@ class RequestError(Exception):
 
 # ---- the search, in a worker process ------------------------------------------------------------
 def _search_worker(conn, game_name, variant, params, spec):
-    """Answer (start, words, seed) requests on `conn` with (move in notation, stats) until closed."""
+    """Answer (start, words, seed) requests on `conn` with ("ok", move in notation, stats) or
+    ("error", message, {}) until closed; while an agent that reports its search (alpha-beta,
+    MCTS: `agents.base.report_progress`) thinks, send ("progress", figures) messages first."""
+    from agents.base import report_progress
     from agents.registry import make_agent
     game = ludo_flow.load_game(game_name, variant, **params)
     agent = make_agent(spec, game)
+    reports = report_progress(agent)
     seeded = None
     while True:
         try:
@@ -79,10 +89,30 @@ def _search_worker(conn, game_name, variant, params, spec):
             state = game.from_string(start) if start else game.new_initial_state()
             for w in words:
                 state.apply(state.parse_action(w))
-            action = agent.select_action(state.clone())
+            if reports:
+                action = agent.select_action(state.clone(), on_progress=_progress_sender(conn, state))
+            else:
+                action = agent.select_action(state.clone())
             conn.send(("ok", state.action_to_string(action), _plain_stats(state, agent.last_stats)))
         except Exception as err:  # noqa: BLE001 - the page is told, the server goes on
             conn.send(("error", f"{type(err).__name__}: {err}", {}))
+
+
+def _progress_sender(conn, state):
+    """Return an `on_progress` callback sending a search's figures on `conn` as JSON values
+    (`progress_figures`)."""
+    def send(info):
+        conn.send(("progress", progress_figures(state, info)))
+    return send
+
+
+def progress_figures(state, info):
+    """Return a `SearchProgress` of a search from `state` as the page shows it: its fields as
+    JSON values, the best move and the pv in notation."""
+    figures = info._asdict()
+    figures["best"] = state.action_to_string(info.best)
+    figures["pv"] = list(info.pv)
+    return _plain_stats(state, figures)
 
 
 def _plain_stats(state, stats):
@@ -107,12 +137,14 @@ def _plain_stats(state, stats):
 
 
 class Searcher:
-    """One session's worker process: `start` a search, `poll` for its move, `stop` it."""
+    """One session's worker process: `start` a search, `poll` for its move (and `progress`,
+    the latest figures the search reported), `stop` it."""
 
     def __init__(self, game, spec):
         self.game, self.spec = game, spec
         self.process = self.conn = None
         self.started = None
+        self.progress = None
 
     def _ensure(self):
         if self.process is not None and self.process.is_alive():
@@ -130,23 +162,30 @@ class Searcher:
         self._ensure()
         self.conn.send((start, list(words), seed))
         self.started = time.monotonic()
+        self.progress = None
 
     def poll(self):
-        """Return None while thinking, else ("ok", move, stats) or ("error", message, {})."""
+        """Return None while thinking (keeping the latest progress report in `progress`), else
+        ("ok", move, stats) or ("error", message, {})."""
         if self.started is None:
             return None
         try:
-            if not self.conn.poll():
-                if not self.process.is_alive():
-                    self.started = None
-                    return ("error", "the agent's process died", {})
-                return None
-            answer = self.conn.recv()
+            while True:
+                if not self.conn.poll():
+                    if not self.process.is_alive():
+                        self.started = None
+                        return ("error", "the agent's process died", {})
+                    return None
+                answer = self.conn.recv()
+                if answer[0] != "progress":
+                    break
+                self.progress = answer[1]
         except (EOFError, OSError):
             self.started = None
             self.process = None
             return ("error", "the agent's process died", {})
         self.started = None
+        self.progress = None
         return answer
 
     def stop(self):
@@ -159,6 +198,7 @@ class Searcher:
             elif self.conn is not None and self.process is not None and not self.process.is_alive():
                 self.process = None
         self.started = None
+        self.progress = None
 
     def close(self):
         """End the worker."""
@@ -330,6 +370,7 @@ class Session:
             "result": state.outcome().result if over else None,
             "moves": [[w, s] for w, s in zip(self.words, self.stats)], "agent": self.spec,
             "thinking": round(time.monotonic() - self.searcher.started, 2) if thinking else None,
+            "progress": self.searcher.progress if thinking else None,
             "saved": self.saved, "error": self.error, "message": self.message,
         }
 
@@ -402,12 +443,21 @@ class PlayServer(ThreadingHTTPServer):
                 found.searcher.close()
 
     def _reap(self):
+        """Every two seconds: drop the idle sessions, and collect the others' search reports
+        and moves (a page that stops polling must not leave a worker blocked on a full pipe)."""
         while not self._stopping.wait(2.0):
             now = time.monotonic()
             with self.lock:
                 idle = [sid for sid, s in self.sessions.items() if s is not None and now - s.seen > IDLE_SECONDS]
+                live = [s for s in self.sessions.values() if s is not None and now - s.seen <= IDLE_SECONDS]
             for sid in idle:
                 self.close_session(sid)
+            for session in live:
+                try:
+                    with session.lock:
+                        session.update()
+                except Exception as err:  # noqa: BLE001 - the reaper goes on
+                    sys.stderr.write(f"ludo-flow serve: {type(err).__name__}: {err}\n")
 
     def server_close(self):
         """Stop the reaper and every session's worker, then close the socket."""

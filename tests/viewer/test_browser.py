@@ -147,3 +147,52 @@ def test_a_whole_game_against_random_by_clicks(browser, tmp_path):
         server.shutdown()
         server.server_close()
         thread.join(5)
+
+
+def test_the_thinking_panel_shows_the_search_as_it_runs(browser, tmp_path):
+    game = ludo_flow.load_game("flow", "fountain", max_turns=12)
+    server = make_server(PlayConfig(game=game, agent="mcts:time=1.5,simulations=0",
+                                    out=str(tmp_path / "played.jsonl"), port=0), quiet=True)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        base = f"http://127.0.0.1:{server.server_address[1]}/"
+        page = browser.new_page(viewport={"width": 1100, "height": 700})
+        problems = watch(page, base)
+        page.goto(base)
+        read = """() => { const v = window.lfvPlay && window.lfvPlay.view();
+          const cell = document.querySelector('.lfv-progress td[data-key="simulations"]');
+          const best = document.querySelector('.lfv-progress td[data-key="best"]');
+          return {ready: !!v && !window.lfvPlay.busy(), over: !!v && v.over,
+                  thinking: !!v && v.thinking !== null, human: !!v && v.to_move === v.human,
+                  moves: v ? v.moves.length : 0, legal: v ? v.legal : [],
+                  simulations: cell ? Number(cell.textContent) : null, best: best ? best.textContent : null}; }"""
+        shown, shot, searched = [], tmp_path / "thinking.png", None
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline:
+            now = page.evaluate(read)
+            if now["moves"] != searched:  # a move was played: a new search (or none) follows
+                if len(shown) >= 3:
+                    break
+                shown, searched = [], now["moves"]
+            if now["thinking"] and now["simulations"] is not None:
+                if not shown or shown[-1] != now["simulations"]:
+                    shown.append(now["simulations"])
+                    assert now["best"]
+                if len(shown) == 3:
+                    page.screenshot(path=str(shot))
+            elif now["ready"] and now["human"] and not now["thinking"] and not now["over"]:
+                page.evaluate("w => window.lfvPlay.send(w)", now["legal"][0][0])
+            if now["over"]:
+                break
+            time.sleep(0.03)
+        assert len(shown) >= 3 and shown == sorted(shown), shown  # the numbers grew as it searched
+        page.wait_for_function("() => !window.lfvPlay.view().thinking")
+        assert page.locator(".lfv-progress").is_hidden()  # the panel goes with the search
+        print(f"\nthinking panel: simulations shown {shown}; screenshot {shot}")
+        assert problems == []
+        page.close()
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(5)

@@ -125,3 +125,47 @@ def test_swap_starts_the_agent_and_close_stops_its_process(server):
     assert status == 200 and sid not in server.sessions
     process.join(5)
     assert not process.is_alive()
+
+
+@pytest.mark.parametrize("spec, figure", [("mcts:time=1,simulations=0", "simulations"),
+                                          ("alphabeta:depth=60,time=1", "depth")])
+def test_the_search_is_shown_while_it_runs(server, spec, figure):
+    # The person plays Black: the agent's searches are watched from their start to their move.
+    # The first search of a worker may spend its time compiling; a later one reports its search
+    # as it goes (MCTS every slice, alpha-beta every finished depth).
+    status, view = api(server, "POST", "/api/new", {"human": "black", "agent": spec})
+    assert status == 200
+    sid = view["session"]
+    seen, searches = [], []
+    played = len(view["moves"])
+    for _ in range(2000):
+        status, view = api(server, "GET", f"/api/state?s={sid}")
+        assert status == 200 and view["error"] is None
+        if view["thinking"] is not None:
+            if view["progress"] is not None and view["progress"] not in seen:
+                seen.append(view["progress"])
+        else:
+            assert view["progress"] is None
+        if len(view["moves"]) > played:  # the agent moved: what was seen before the move
+            move, stats = view["moves"][played]
+            searches.append((seen, stats))
+            if len(seen) >= 3:
+                break
+            seen, played = [], len(view["moves"])
+        if view["over"]:
+            break
+        if view["thinking"] is None and view["to_move"] == view["human"]:
+            status, view = api(server, "POST", "/api/move", {"session": sid, "move": view["legal"][0][0]})
+            assert status == 200
+            played = len(view["moves"])
+        time.sleep(0.02)
+    reports, stats = searches[-1]
+    assert len(reports) >= 3, searches
+    values = [r[figure] for r in reports]
+    assert values == sorted(values) and values[0] < values[-1]  # growing while it searched
+    assert [r["elapsed"] for r in reports] == sorted(r["elapsed"] for r in reports)
+    assert stats[figure] >= values[-1]  # ...before the move, which came with its statistics
+    for r in reports:
+        assert r["agent"] == spec.split(":")[0] and isinstance(r["best"], str)
+        assert r["pv"].split()[0] == r["best"] and r["nodes"] > 0
+        assert r["score"] is None or isinstance(r["score"], float)

@@ -16,6 +16,7 @@
   var main = el("div", "lfv-main");
   main.appendChild(boardBox); root.appendChild(main); root.appendChild(panel); root.appendChild(movesPane);
   var title = el("div", "lfv-title"), status = el("div", "lfv-status"), thinking = el("div", "lfv-thinking");
+  var progressBox = el("table", "lfv-progress");
   var stats = el("div", "lfv-facts"), message = el("div", "lfv-message"), saved = el("div", "lfv-facts");
   var buttons = el("div");
   function button(label, cls, fn) { var b = el("button", cls, label); b.type = "button"; b.addEventListener("click", fn); buttons.appendChild(b); return b; }
@@ -24,7 +25,7 @@
   button("Swap colours", "lfv-swap", function () { post("swap", {}); });
   var agentBox = el("input", "lfv-agent"); agentBox.value = settings.agent; agentBox.title = "the agent spec of the next new game";
   var agentLine = el("div", null, "agent: "); agentLine.appendChild(agentBox);
-  [title, status, buttons, agentLine, thinking, stats, message, saved].forEach(function (e) { panel.appendChild(e); });
+  [title, status, buttons, agentLine, thinking, progressBox, stats, message, saved].forEach(function (e) { panel.appendChild(e); });
 
   function request(method, path, body) {
     var opts = {method: method, headers: {}};
@@ -52,6 +53,7 @@
     title.textContent = "You play " + cap(v.human) + " against " + v.agent;
     status.textContent = v.over ? "Game over: " + v.result + " \u2014 " + v.status : v.status;
     thinking.textContent = v.thinking !== null ? v.agent + " is thinking\u2026 " + v.thinking.toFixed(1) + " s" : "";
+    showProgress(v.thinking !== null ? v.progress : null);
     var last = null;
     for (var i = v.moves.length - 1; i >= 0; i--) if (v.moves[i][1]) { last = v.moves[i]; break; }
     stats.textContent = last ? "agent's last move " + last[0] + ": " + describe(last[1]) : "";
@@ -59,6 +61,35 @@
     drawMoves();
     draw();
     schedule();
+  }
+  /* The search so far, as the agent last reported it (alpha-beta: each finished depth; MCTS:
+     every slice of its search). One row a figure; each cell carries its key in data-key. */
+  function showProgress(p) {
+    progressBox.textContent = "";
+    progressBox.style.display = p ? "" : "none";
+    if (!p) return;
+    var rows = [];
+    if (p.agent === "mcts") {
+      rows.push(["simulations", "simulations", p.simulations]);
+      rows.push(["best", "best move", p.best + (p.share !== null && p.share !== undefined ? " (" + (100 * p.share).toFixed(1) + "% of visits)" : "")]);
+      rows.push(["score", "score (mean value)", p.score === null ? "\u2014" : Number(p.score).toFixed(3)]);
+      rows.push(["depth", "deepest path", p.depth]);
+      rows.push(["nodes", "tree nodes", p.nodes]);
+    } else {
+      rows.push(["depth", "depth finished", p.depth]);
+      rows.push(["best", "best move", p.best]);
+      rows.push(["score", "score", p.score === null ? "\u2014" : Number(p.score).toFixed(3)]);
+      rows.push(["nodes", "nodes", p.nodes]);
+    }
+    rows.push(["pv", "principal variation", p.pv]);
+    rows.forEach(function (r) {
+      var tr = el("tr");
+      tr.appendChild(el("th", null, r[1]));
+      var td = el("td", null, r[2]);
+      td.setAttribute("data-key", r[0]);
+      tr.appendChild(td);
+      progressBox.appendChild(tr);
+    });
   }
   function cap(s) { return s.charAt(0).toUpperCase() + s.slice(1); }
   function describe(s) {
