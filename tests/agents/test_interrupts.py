@@ -80,6 +80,24 @@ def test_ctrl_c_stops_a_search_and_leaves_state_and_agent_usable(kind, reuse, de
     assert np.array_equal(state.array, before)
 
 
+@pytest.mark.parametrize("kind", ["alphabeta", "mcts"])
+def test_ctrl_c_stops_a_search_that_reports_its_progress(kind, default_sigint):
+    # Alpha-beta then returns to Python between depths and MCTS between slices: a Ctrl-C in
+    # the search or in the report is still a SearchInterrupted with the move so far.
+    game = ludo_flow.load_game("flow")
+    state = game.new_initial_state().apply_sequence("b2-b3")
+    make_agent(WARM[kind], game).select_action(state)
+    agent = make_agent(SEARCHES[kind], game)
+    reports = []
+    timer = _interrupt_after(0.5)
+    with pytest.raises(SearchInterrupted) as info:
+        agent.select_action(state, on_progress=reports.append)
+    timer.join()
+    assert reports and info.value.action in state.legal_actions()
+    assert agent.last_stats["stopped"] == "interrupted"
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+
+
 def test_a_custom_handler_is_called_once_and_the_search_answers(default_sigint):
     game = ludo_flow.load_game("flow")
     state = game.new_initial_state()
