@@ -100,9 +100,14 @@ def _search_worker(conn, game_name, variant, params, spec):
 
 def _progress_sender(conn, state):
     """Return an `on_progress` callback sending a search's figures on `conn` as JSON values
-    (`progress_figures`)."""
+    (`progress_figures`). A report that is not a `SearchProgress` of this position (an agent
+    of one's own may send anything) is left out: it must not cost the agent its move."""
     def send(info):
-        conn.send(("progress", progress_figures(state, info)))
+        try:
+            figures = progress_figures(state, info)
+        except (AttributeError, TypeError, ValueError, IndexError, KeyError):
+            return
+        conn.send(("progress", figures))
     return send
 
 

@@ -169,3 +169,24 @@ def test_the_search_is_shown_while_it_runs(server, spec, figure):
         assert r["agent"] == spec.split(":")[0] and isinstance(r["best"], str)
         assert r["pv"].split()[0] == r["best"] and r["nodes"] > 0
         assert r["score"] is None or isinstance(r["score"], float)
+
+
+def test_progress_reports_are_sent_in_notation_and_bad_ones_left_out():
+    from agents.base import SearchProgress
+    from agents.viewer.server import _progress_sender
+    game = ludo_flow.load_game("flow", "fountain", max_turns=6)
+    state = game.new_initial_state()
+    a = state.legal_actions()[0]
+    sent = []
+
+    class Pipe:
+        def send(self, message):
+            sent.append(message)
+
+    report = _progress_sender(Pipe(), state)
+    report(SearchProgress("mcts", 0.2, a, 0.25, (a,), 3, 40, 100, 0.5))
+    report("not a report")
+    report(SearchProgress("mcts", 0.3, 10 ** 9, 0.25, (10 ** 9,), 3, 40, 100, 0.5))  # no such action
+    assert sent == [("progress", {"agent": "mcts", "elapsed": 0.2, "best": state.action_to_string(a),
+                                  "score": 0.25, "pv": state.action_to_string(a), "depth": 3,
+                                  "nodes": 40, "simulations": 100, "share": 0.5})]
