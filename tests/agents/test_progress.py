@@ -1,6 +1,10 @@
 """Searches that report while they run: `select_action(state, on_progress=callback)` calls back
 with `SearchProgress` figures that grow as the search goes on (alpha-beta after each finished
 depth, MCTS after each slice of time), and changes nothing the search computes."""
+import gzip
+import json
+from pathlib import Path
+
 import pytest
 
 import ludo_flow
@@ -55,6 +59,25 @@ def test_alphabeta_reports_each_finished_depth_and_plays_the_same(position, spec
         assert (last.best, last.score, list(last.pv)) == (action, stats["score"], stats["pv"])
     else:  # stopped inside a depth: the report is that of the last finished depth
         assert stats["stopped"] == "nodes" and last.nodes <= stats["nodes"]
+
+
+def test_alphabeta_reports_a_forced_win_and_stops_there():
+    data = Path(__file__).resolve().parents[2] / "experiments" / "solved" / "forced_wins.json.gz"
+    with gzip.open(data, "rt", encoding="utf-8") as f:
+        rows = [r for r in json.load(f)["positions"] if r["shortest_plies"] >= 3][:3]
+    assert rows
+    for row in rows:
+        game = ludo_flow.load_game("flow", max_turns=row["max_turns"])
+        state = game.from_string(row["position"])
+        for word in row["after"]:
+            state.apply(state.parse_action(word))
+        reports = []
+        spec = "alphabeta:depth=12,seed=1"
+        action, stats = _searched(spec, game, state, reports.append)
+        assert (action, stats) == _searched(spec, game, state, None)
+        assert stats["stopped"] == "forced result" and stats["depth"] < 12
+        assert [r.depth for r in reports] == list(range(1, stats["depth"] + 1))
+        assert reports[-1].score == stats["score"] > 500 and reports[-1].best == action
 
 
 @pytest.mark.parametrize("position", POSITIONS)
