@@ -58,9 +58,11 @@ _SORTED_MOVES = 6  # moves picked best-first at a node; the rest follow in gener
 # Slots of the int64 control array shared by the whole search. INTERRUPTED is set by the
 # SIGINT handler while RUNNING is set (see clock.Interrupts).
 # CHECK_AT is the node count at which the search next checks its budgets and Ctrl-C: the
-# node budget, or the next read of the clock, whichever comes first.
-NODES, NODE_LIMIT, STOP, SELDEPTH, CHECK_AT, TT_HITS, INTERRUPTED, RUNNING = range(8)
-CTL_SIZE = 8
+# node budget, or the next read of the clock, whichever comes first. FIRST_DEPTH is the depth
+# `search` starts its deepening at (1, or the next depth when the agent drives it a depth at
+# a time to report between depths).
+NODES, NODE_LIMIT, STOP, SELDEPTH, CHECK_AT, TT_HITS, INTERRUPTED, RUNNING, FIRST_DEPTH = range(9)
+CTL_SIZE = 9
 # Per-ply frame fields of the iterative search: int64 ones, then float64 ones.
 (F_N, F_NEXT, F_DEPTH, F_PLAYER, F_INDEX, F_TTMOVE, F_BEST_MOVE, F_SAME, F_STAGE, F_KILLER0,
  F_KILLER1) = range(11)
@@ -535,15 +537,14 @@ def _order_moves(ply, n, player, moves, order, killers, history):
 
 
 @game_jit()
-def search(game, evaluation, root, first_depth, max_depth, root_moves, tables, ctl, deadline,
-           out_pv):
-    """Iteratively deepen from `root` through depths `first_depth`..`max_depth` over the actions
-    in `root_moves` (their order breaks ties; each finished depth sorts them best first),
-    working in `tables` (`Tables`).
+def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline, out_pv):
+    """Iteratively deepen from `root` through depths ctl[FIRST_DEPTH]..`max_depth` over the
+    actions in `root_moves` (their order breaks ties; each finished depth sorts them best
+    first), working in `tables` (`Tables`).
 
     Returns (best action, its score, last finished depth, length of the pv written to `out_pv`).
-    A search driven one depth at a time (`first_depth` > 1, to report between depths) is given
-    the `root_moves`, tables, control array and `out_pv` the previous depth left: it then
+    A search driven one depth at a time (ctl[FIRST_DEPTH] > 1, to report between depths) is
+    given the `root_moves`, tables, control array and `out_pv` the previous depth left: it then
     returns a pv length of 0 when it found nothing to replace the previous depth's answer,
     which stands (`out_pv` is left as it was). It leaves ctl[RUNNING] set: the caller clears it
     when it stops searching, so a Ctrl-C between two depths still only sets the flag."""
@@ -564,6 +565,7 @@ def search(game, evaluation, root, first_depth, max_depth, root_moves, tables, c
     scores = np.zeros(n, dtype=np.float64)
     best_move = root_moves[0]
     best_score = 0.0
+    first_depth = ctl[FIRST_DEPTH]
     done_depth = first_depth - 1
     pv_n = 0
     child = states[1]
@@ -717,7 +719,8 @@ class AlphaBetaAgent(BaseAgent):
         `on_progress` after each finished depth (see `search` for the resumed calls)."""
         found = (int(legal[0]), 0.0, 0, 0)
         for depth in range(1, self.options["depth"] + 1):
-            answer = search(root, depth, depth, legal, t, ctl, deadline, out_pv)
+            ctl[FIRST_DEPTH] = depth
+            answer = search(root, depth, legal, t, ctl, deadline, out_pv)
             if answer[3] > 0 or depth == 1:
                 found = answer
             if ctl[STOP] or ctl[INTERRUPTED]:
@@ -749,6 +752,7 @@ class AlphaBetaAgent(BaseAgent):
             return int(legal[0])
         t = self._ensure_tables(game_id, array)
         ctl = np.zeros(CTL_SIZE, dtype=np.int64)
+        ctl[FIRST_DEPTH] = 1
         ctl[NODE_LIMIT] = self.options["nodes"] or np.iinfo(np.int64).max
         ctl[CHECK_AT] = min(ctl[NODE_LIMIT], _CHECK_EVERY)
         budget = self.options["time"]
@@ -759,8 +763,8 @@ class AlphaBetaAgent(BaseAgent):
         search = self.search_functions(game_id)[0]
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
             if on_progress is None:
-                action, score, depth, pv_n = search(array.copy(), 1, self.options["depth"], legal,
-                                                    t, ctl, deadline, out_pv)
+                action, score, depth, pv_n = search(array.copy(), self.options["depth"], legal, t,
+                                                    ctl, deadline, out_pv)
             else:
                 action, score, depth, pv_n = self._search_by_depth(
                     search, array.copy(), legal, t, ctl, deadline, out_pv, on_progress, start)
