@@ -38,12 +38,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ludo_flow import dispatch
+from ludo_flow import dispatch, network
 from ludo_flow.specialize import for_game, game_jit
 from ludo_flow.inlining import search_loop
 from ludo_flow.memory import prefetch_row, unowned
 
-from .base import PV_LENGTH, AgentError, BaseAgent, Setting, check_memory, check_state
+from .base import (PV_LENGTH, AgentError, BaseAgent, Setting, check_memory, check_state,
+                   load_evaluation, net_for)
 from .clock import Interrupts, now
 
 WIN = 1000.0
@@ -176,21 +177,22 @@ def _check(nodes, deadline, ctl):
 
 
 @game_jit(inline="always")
-def _leaf_score(game, evaluation, state, player, ply):
+def _leaf_score(game, evaluation, state, player, ply, net):
     """Return the score of a horizon leaf for `player`, `ply` plies down: the result if the
-    game is over, else the evaluation turned to the player's view."""
+    game is over, else the evaluation (`net` is the network of eval=net) turned to the
+    player's view."""
     code = dispatch.result(game, state)
     if code != dispatch.ONGOING:
         return _terminal_score(code, player, ply)
-    value = dispatch.evaluate(game, state, evaluation)
+    value = network.evaluate(game, state, evaluation, net)
     return -value if player == 1 else value
 
 
 @game_jit()
-def _leaf_score_call(game, evaluation, state, player, ply):
+def _leaf_score_call(game, evaluation, state, player, ply, net):
     """`_leaf_score` as a call, for negamax's rarely taken paths: every inlined copy of the
     games' result and evaluate adds seconds to its compilation."""
-    return _leaf_score(game, evaluation, state, player, ply)
+    return _leaf_score(game, evaluation, state, player, ply, net)
 
 
 @njit(cache=True)
@@ -215,9 +217,9 @@ def _from_table(score, ply):
 
 @game_jit()
 @search_loop  # the game kernels are inlined here (see ludo_flow.inlining)
-def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline):
+def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline, net):
     """Return the score of `tables.states[top]` for its player to move, searched `depth` plies
-    deep.
+    deep (`net`: the `network.Net` of eval=net, unread by the other evaluations).
 
     Fail-soft alpha-beta within (alpha, beta), iterative with one frame per ply (numba cannot
     load a recursive function from its cache): `frames[ply]` holds the int64 fields F_*,
@@ -299,7 +301,7 @@ def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline):
                 if stopped:
                     break
                 if leaf:  # only a search called with depth 0 (or at MAX_PLY) gets here
-                    value = _leaf_score_call(game, evaluation, s, player, ply)
+                    value = _leaf_score_call(game, evaluation, s, player, ply, net)
                 else:
                     # An interior node: its moves come in stages (see the next-child loop).
                     has_value = False
@@ -429,7 +431,7 @@ def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline):
                 if ply + 1 > seldepth:
                     seldepth = ply + 1
                 pv_len[ply + 1] = 0
-                child_value = _leaf_score(game, evaluation, child, child_player, ply + 1)
+                child_value = _leaf_score(game, evaluation, child, child_player, ply + 1, net)
                 absorbing = True
                 continue
             if use_tt:
@@ -451,7 +453,7 @@ def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline):
         if bounds[ply, B_BEST] == -INF:
             # Every candidate was illegal: no legal action, so the game is over here.
             bounds[ply, B_BEST] = _leaf_score_call(game, evaluation, s, frames[ply, F_PLAYER],
-                                                   ply)  # the result
+                                                   ply, net)  # the result
             bounds[ply, B_ALPHA0] = -INF  # an exact score
             bounds[ply, B_BETA] = INF
             frames[ply, F_BEST_MOVE] = -1
@@ -534,9 +536,10 @@ def _order_moves(ply, n, player, moves, order, killers, history):
 
 
 @game_jit()
-def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline, out_pv):
+def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline, out_pv, net):
     """Iteratively deepen from `root` over the actions in `root_moves` (their order breaks ties),
-    working in `tables` (`Tables`).
+    working in `tables` (`Tables`); `net` is the `network.Net` of eval=net (an unread
+    `network.no_net` for the other evaluations).
 
     Returns (best action, its score, last finished depth, length of the pv written to `out_pv`)."""
     n = root_moves.size
@@ -571,10 +574,10 @@ def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline,
             # callees compiled for it a second time, beside their int64 signatures.
             if dispatch.current_player(game, child) == player:
                 v = negamax(game, evaluation, np.int64(1), depth - 1, alpha, INF, tables, ctl,
-                            deadline)
+                            deadline, net)
             else:
                 v = -negamax(game, evaluation, np.int64(1), depth - 1, -INF, -alpha, tables, ctl,
-                             deadline)
+                             deadline, net)
             if ctl[STOP]:
                 break
             complete += 1
@@ -618,12 +621,16 @@ def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline,
 
 
 def search_for(game, evaluation):
-    """Return `search` compiled for one game and one evaluation (a dispatch.EVALUATIONS name):
-    it takes the arguments after `evaluation`.
+    """Return `search` compiled for one game and one evaluation (a dispatch.EVALUATIONS name,
+    or "net" for a value network, whichever file it comes from): it takes the arguments after
+    `evaluation`.
 
     Both are compile-time constants (`for_game`), so the search holds only that game's kernels
-    and that evaluation: an int evaluation id would compile both evaluations into `negamax`."""
-    return for_game(search, game, evaluation=dispatch.EVALUATIONS[evaluation])
+    and that evaluation: an int evaluation id would compile both evaluations into `negamax`.
+    A network's weights are an argument (`net`), not constants: one compiled search serves
+    every weight file."""
+    evaluation_id = network.NET if evaluation == "net" else dispatch.EVALUATIONS[evaluation]
+    return for_game(search, game, evaluation=evaluation_id)
 
 
 def table_bytes(entries):
@@ -666,8 +673,8 @@ class AlphaBetaAgent(BaseAgent):
                       "32 bytes an entry, at most the machine's memory", low=0,
                       memory=table_bytes),
         "eval": Setting(str, "texel", "the evaluation at the horizon: texel (evaluate_tuned, fitted to "
-                        "self-play; it beat hand in an SPRT in each game) or hand (the hand-set "
-                        "evaluate)", choices=tuple(dispatch.EVALUATIONS)),
+                        "self-play; it beat hand in an SPRT in each game), hand (the hand-set "
+                        "evaluate) or net:FILE (a value network's weights, docs/learning.md)"),
         "seed": Setting(int, 0, "random seed (orders equal root moves)", low=0),
     }
 
@@ -676,10 +683,11 @@ class AlphaBetaAgent(BaseAgent):
         tt = self.options["tt"]
         if tt & (tt - 1):
             raise AgentError(f"alphabeta: setting tt must be 0 or a power of two, got {tt}")
+        self._net_file = load_evaluation("alphabeta", self.options["eval"])
 
     def search_functions(self, game):
         """Return the jitted entries this agent's searches of `game` run: (`search_for`'s,)."""
-        return (search_for(game, self.options["eval"]),)
+        return (search_for(game, "net" if self._net_file else self.options["eval"]),)
 
     def reset(self, seed=None):
         """Start a new game: clear the table, killers and history; reseed root move order."""
@@ -730,7 +738,8 @@ class AlphaBetaAgent(BaseAgent):
         np.floor_divide(t.history, 8, out=t.history)  # old cutoffs: a hint, not a rule
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
             action, score, depth, pv_n = self.search_functions(game_id)[0](
-                array.copy(), self.options["depth"], legal, t, ctl, deadline, out_pv)
+                array.copy(), self.options["depth"], legal, t, ctl, deadline, out_pv,
+                net_for("alphabeta", self._net_file, game_id))
         elapsed = time.perf_counter() - start
         stopped = "depth"
         if interrupts.interrupted:
