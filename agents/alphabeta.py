@@ -38,13 +38,13 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from ludo_flow import dispatch
+from ludo_flow import dispatch, network
 from ludo_flow.specialize import for_game, game_jit
 from ludo_flow.inlining import search_loop
 from ludo_flow.memory import prefetch_row, unowned
 
 from .base import (PV_LENGTH, AgentError, BaseAgent, SearchProgress, Setting, check_memory,
-                   check_state)
+                   check_state, load_evaluation, net_for)
 from .clock import Interrupts, now
 
 WIN = 1000.0
@@ -179,21 +179,22 @@ def _check(nodes, deadline, ctl):
 
 
 @game_jit(inline="always")
-def _leaf_score(game, evaluation, state, player, ply):
+def _leaf_score(game, evaluation, state, player, ply, net):
     """Return the score of a horizon leaf for `player`, `ply` plies down: the result if the
-    game is over, else the evaluation turned to the player's view."""
+    game is over, else the evaluation (`net` is the network of eval=net) turned to the
+    player's view."""
     code = dispatch.result(game, state)
     if code != dispatch.ONGOING:
         return _terminal_score(code, player, ply)
-    value = dispatch.evaluate(game, state, evaluation)
+    value = network.evaluate(game, state, evaluation, net)
     return -value if player == 1 else value
 
 
 @game_jit()
-def _leaf_score_call(game, evaluation, state, player, ply):
+def _leaf_score_call(game, evaluation, state, player, ply, net):
     """`_leaf_score` as a call, for negamax's rarely taken paths: every inlined copy of the
     games' result and evaluate adds seconds to its compilation."""
-    return _leaf_score(game, evaluation, state, player, ply)
+    return _leaf_score(game, evaluation, state, player, ply, net)
 
 
 @njit(cache=True)
@@ -218,9 +219,9 @@ def _from_table(score, ply):
 
 @game_jit()
 @search_loop  # the game kernels are inlined here (see ludo_flow.inlining)
-def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline):
+def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline, net):
     """Return the score of `tables.states[top]` for its player to move, searched `depth` plies
-    deep.
+    deep (`net`: the `network.Net` of eval=net, unread by the other evaluations).
 
     Fail-soft alpha-beta within (alpha, beta), iterative with one frame per ply (numba cannot
     load a recursive function from its cache): `frames[ply]` holds the int64 fields F_*,
@@ -302,7 +303,7 @@ def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline):
                 if stopped:
                     break
                 if leaf:  # only a search called with depth 0 (or at MAX_PLY) gets here
-                    value = _leaf_score_call(game, evaluation, s, player, ply)
+                    value = _leaf_score_call(game, evaluation, s, player, ply, net)
                 else:
                     # An interior node: its moves come in stages (see the next-child loop).
                     has_value = False
@@ -432,7 +433,7 @@ def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline):
                 if ply + 1 > seldepth:
                     seldepth = ply + 1
                 pv_len[ply + 1] = 0
-                child_value = _leaf_score(game, evaluation, child, child_player, ply + 1)
+                child_value = _leaf_score(game, evaluation, child, child_player, ply + 1, net)
                 absorbing = True
                 continue
             if use_tt:
@@ -454,7 +455,7 @@ def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline):
         if bounds[ply, B_BEST] == -INF:
             # Every candidate was illegal: no legal action, so the game is over here.
             bounds[ply, B_BEST] = _leaf_score_call(game, evaluation, s, frames[ply, F_PLAYER],
-                                                   ply)  # the result
+                                                   ply, net)  # the result
             bounds[ply, B_ALPHA0] = -INF  # an exact score
             bounds[ply, B_BETA] = INF
             frames[ply, F_BEST_MOVE] = -1
@@ -537,10 +538,11 @@ def _order_moves(ply, n, player, moves, order, killers, history):
 
 
 @game_jit()
-def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline, out_pv):
+def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline, out_pv, net):
     """Iteratively deepen from `root` through depths ctl[FIRST_DEPTH]..`max_depth` over the
     actions in `root_moves` (their order breaks ties; each finished depth sorts them best
-    first), working in `tables` (`Tables`).
+    first), working in `tables` (`Tables`); `net` is the `network.Net` of eval=net (an unread
+    `network.no_net` for the other evaluations).
 
     Returns (best action, its score, last finished depth, length of the pv written to `out_pv`).
     A search driven one depth at a time (ctl[FIRST_DEPTH] > 1, to report between depths) is
@@ -581,10 +583,10 @@ def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline,
             # callees compiled for it a second time, beside their int64 signatures.
             if dispatch.current_player(game, child) == player:
                 v = negamax(game, evaluation, np.int64(1), depth - 1, alpha, INF, tables, ctl,
-                            deadline)
+                            deadline, net)
             else:
                 v = -negamax(game, evaluation, np.int64(1), depth - 1, -INF, -alpha, tables, ctl,
-                             deadline)
+                             deadline, net)
             if ctl[STOP]:
                 break
             complete += 1
@@ -627,12 +629,16 @@ def search(game, evaluation, root, max_depth, root_moves, tables, ctl, deadline,
 
 
 def search_for(game, evaluation):
-    """Return `search` compiled for one game and one evaluation (a dispatch.EVALUATIONS name):
-    it takes the arguments after `evaluation`.
+    """Return `search` compiled for one game and one evaluation (a dispatch.EVALUATIONS name,
+    or "net" for a value network, whichever file it comes from): it takes the arguments after
+    `evaluation`.
 
     Both are compile-time constants (`for_game`), so the search holds only that game's kernels
-    and that evaluation: an int evaluation id would compile both evaluations into `negamax`."""
-    return for_game(search, game, evaluation=dispatch.EVALUATIONS[evaluation])
+    and that evaluation: an int evaluation id would compile both evaluations into `negamax`.
+    A network's weights are an argument (`net`), not constants: one compiled search serves
+    every weight file."""
+    evaluation_id = network.NET if evaluation == "net" else dispatch.EVALUATIONS[evaluation]
+    return for_game(search, game, evaluation=evaluation_id)
 
 
 def table_bytes(entries):
@@ -675,8 +681,8 @@ class AlphaBetaAgent(BaseAgent):
                       "32 bytes an entry, at most the machine's memory", low=0,
                       memory=table_bytes),
         "eval": Setting(str, "texel", "the evaluation at the horizon: texel (evaluate_tuned, fitted to "
-                        "self-play; it beat hand in an SPRT in each game) or hand (the hand-set "
-                        "evaluate)", choices=tuple(dispatch.EVALUATIONS)),
+                        "self-play; it beat hand in an SPRT in each game), hand (the hand-set "
+                        "evaluate) or net:FILE (a value network's weights, docs/learning.md)"),
         "seed": Setting(int, 0, "random seed (orders equal root moves)", low=0),
     }
 
@@ -685,10 +691,11 @@ class AlphaBetaAgent(BaseAgent):
         tt = self.options["tt"]
         if tt & (tt - 1):
             raise AgentError(f"alphabeta: setting tt must be 0 or a power of two, got {tt}")
+        self._net_file = load_evaluation("alphabeta", self.options["eval"])
 
     def search_functions(self, game):
         """Return the jitted entries this agent's searches of `game` run: (`search_for`'s,)."""
-        return (search_for(game, self.options["eval"]),)
+        return (search_for(game, "net" if self._net_file else self.options["eval"]),)
 
     def reset(self, seed=None):
         """Start a new game: clear the table, killers and history; reseed root move order."""
@@ -714,13 +721,13 @@ class AlphaBetaAgent(BaseAgent):
         self._tables_for = context
         return self._tables
 
-    def _search_by_depth(self, search, root, legal, t, ctl, deadline, out_pv, on_progress, start):
-        """Return what `search` returns, searching one depth per call and calling
-        `on_progress` after each finished depth (see `search` for the resumed calls)."""
+    def _search_by_depth(self, search_depth, legal, ctl, out_pv, on_progress, start):
+        """Return what `search` returns, searching one depth per call (`search_depth(d)`: the
+        search of depth d alone) and calling `on_progress` after each finished depth (see
+        `search` for the resumed calls)."""
         found = (int(legal[0]), 0.0, 0, 0)
         for depth in range(1, self.options["depth"] + 1):
-            ctl[FIRST_DEPTH] = depth
-            answer = search(root, depth, legal, t, ctl, deadline, out_pv)
+            answer = search_depth(depth)
             if answer[3] > 0 or depth == 1:
                 found = answer
             if ctl[STOP] or ctl[INTERRUPTED]:
@@ -762,12 +769,17 @@ class AlphaBetaAgent(BaseAgent):
         np.floor_divide(t.history, 8, out=t.history)  # old cutoffs: a hint, not a rule
         search = self.search_functions(game_id)[0]
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
+            root = array.copy()
+            net = net_for("alphabeta", self._net_file, game_id)
             if on_progress is None:
-                action, score, depth, pv_n = search(array.copy(), self.options["depth"], legal, t,
-                                                    ctl, deadline, out_pv)
+                action, score, depth, pv_n = search(root, self.options["depth"], legal, t, ctl,
+                                                    deadline, out_pv, net)
             else:
+                def search_depth(depth):
+                    ctl[FIRST_DEPTH] = depth
+                    return search(root, depth, legal, t, ctl, deadline, out_pv, net)
                 action, score, depth, pv_n = self._search_by_depth(
-                    search, array.copy(), legal, t, ctl, deadline, out_pv, on_progress, start)
+                    search_depth, legal, ctl, out_pv, on_progress, start)
             ctl[RUNNING] = 0
         elapsed = time.perf_counter() - start
         stopped = "depth"

@@ -286,3 +286,37 @@ def check_state(state):
     if state.is_terminal():
         raise AgentError("the game is over: there is no action to select")
     return int(game.game_id), state.array
+
+
+def load_evaluation(agent_name, value):
+    """Return the `network.NetFile` of an `eval` setting net:FILE (loaded and checked), or
+    None for a game's own evaluation (hand, texel); AgentError naming the problem otherwise."""
+    from ludo_flow import network
+    try:
+        path = network.parse_evaluation(value)[1]
+    except network.NetError as err:
+        raise AgentError(f"{agent_name}: setting {err}") from None
+    if path is None:
+        return None
+    try:
+        return network.load_net(path)
+    except network.NetError as err:
+        raise AgentError(f"{agent_name}: setting eval: {err}") from None
+
+
+_NO_NETS = {}  # game id -> the empty network a search by a game's own evaluation is given
+
+
+def net_for(agent_name, net_file, game_id):
+    """Return the `network.Net` a search of game `game_id` takes: the file's network (AgentError
+    if it was trained for another game), or an unread empty one without a file."""
+    from ludo_flow import network, registry
+    if net_file is None:
+        if game_id not in _NO_NETS:
+            _NO_NETS[game_id] = network.no_net(game_id)
+        return _NO_NETS[game_id]
+    name = registry.entry_of(game_id).name
+    if net_file.game != name:
+        raise AgentError(f"{agent_name}: setting eval: the network is for {net_file.game}, "
+                         f"not {name}")
+    return net_file.net

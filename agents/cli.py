@@ -610,6 +610,31 @@ def cmd_selfplay(args):
           f"{rows / elapsed:.4g} positions/s); {args.games - played} were there already; shards in {args.out}")
 
 
+def cmd_train(args):
+    """Train a value network on self-play shards (agents/train.py); write its weights (.npz)."""
+    from ludo_flow import network
+    from .train import TrainError, load_dataset, train
+    if args.max_rows is not None and args.max_rows < 1:
+        raise CommandError(f"--max-rows must be at least 1, got {args.max_rows}")
+    if not 0.0 <= args.score_weight <= 1.0:
+        raise CommandError(f"--score-weight must be in [0, 1], got {args.score_weight}")
+    if args.game not in GAMES:
+        raise CommandError(f"unknown game {args.game!r}; choose one of {', '.join(GAMES)}")
+    game = load_game(args.game)
+    start = time.perf_counter()
+    try:
+        data = load_dataset(args.data, game.name, args.score_weight, args.max_rows)
+        report = train(data, hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
+                       lr=args.lr, seed=args.seed,
+                       log=None if args.quiet else lambda line: print(line, file=sys.stderr))
+    except TrainError as err:
+        raise CommandError(str(err)) from None
+    network.save_net(args.out, game.name, report.w1, report.b1, report.w2, report.b2)
+    print(f"{report.train_rows} positions trained, {report.held_out_rows} held out: held-out mse "
+          f"{report.held_out_mse:.4f} (the mean alone {report.held_out_baseline_mse:.4f}) in "
+          f"{time.perf_counter() - start:.1f} s; weights in {args.out} (eval=net:{args.out})")
+
+
 def cmd_bench(args):
     """Run the benchmark suite (benchmarks/bench_suite.py of a source checkout): table and JSON."""
     import importlib
@@ -825,6 +850,20 @@ def build_parser():
     p.add_argument("--games-per-shard", type=int, default=8, help="games in one .npz shard (default 8)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_selfplay)
+    p = sub.add_parser("train", help="train a value network on self-play shards: eval=net:FILE (docs/learning.md)")
+    p.add_argument("game", help="flow or tolkuchka")
+    p.add_argument("--data", nargs="+", required=True, metavar="DIR", help="folders of self-play shards")
+    p.add_argument("--out", required=True, metavar="FILE", help="the weights to write (.npz)")
+    p.add_argument("--hidden", type=int, default=64, help="hidden units (default 64)")
+    p.add_argument("--epochs", type=int, default=8, help="passes over the data (default 8)")
+    p.add_argument("--batch-size", type=int, default=256, help="positions a step (default 256)")
+    p.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate (default 0.001)")
+    p.add_argument("--score-weight", type=float, default=0.0,
+                   help="the target's share of the search's score, the rest the result (default 0)")
+    p.add_argument("--max-rows", type=int, help="read at most this many positions")
+    p.add_argument("--seed", type=int, default=0, help="seeds the initial weights and the order")
+    p.add_argument("--quiet", action="store_true", help="no line per epoch")
+    p.set_defaults(run=cmd_train)
     p = sub.add_parser("bench", help="the benchmark suite, side by side with OpenSpiel (a source checkout)")
     p.add_argument("--quick", action="store_true", help="tiny sizes, 3 rounds, no fresh-cache compile times")
     p.add_argument("--json", metavar="FILE", help="write the results here (default: "

@@ -249,8 +249,9 @@ def evaluation_kernels(game, specs):
             continue  # no search: nothing to score positions by
         for function in _search_functions(spec, game.game_id):
             evaluation = constants_of(function).get("evaluation")
-            if evaluation is not None and EVALUATION_KERNELS[evaluation] not in names:
-                names.append(EVALUATION_KERNELS[evaluation])
+            kernel = EVALUATION_KERNELS.get(evaluation)  # none for a network (eval=net:FILE)
+            if kernel is not None and kernel not in names:
+                names.append(kernel)
     return names
 
 

@@ -49,8 +49,10 @@ MAX_ACTIONS = max(e.max_actions for e in registry.ENTRIES)  # an action buffer f
 ACTION_SPACE = max(e.action_space for e in registry.ENTRIES)  # every action id is below it
 UNKNOWN_GAME = "ludo_flow.dispatch: unknown game id (not in ludo_flow.registry)"
 # The evaluations every game provides (the searches' `eval` setting names them): the hand-set
-# `evaluate` and the Texel fit `evaluate_tuned` (experiments/texel).
-HAND, TUNED = 0, 1
+# `evaluate` and the Texel fit `evaluate_tuned` (experiments/texel). NET is a learned value
+# network over the observation planes (`ludo_flow.network`, `eval=net:FILE`): its weights come
+# from a file, so it is not among the names here, and these functions never take its id.
+HAND, TUNED, NET = 0, 1, 2
 EVALUATIONS = {"hand": HAND, "texel": TUNED}
 EVALUATION_KERNELS = {HAND: "evaluate", TUNED: "evaluate_tuned"}  # the kernel of each, per game
 UNKNOWN_EVALUATION = "ludo_flow.dispatch: unknown evaluation id (not in dispatch.EVALUATIONS)"

@@ -4,13 +4,13 @@ import time
 
 import numpy as np
 
-from ludo_flow import dispatch
+from ludo_flow import dispatch, network
 from ludo_flow.rng import new_rng
 from ludo_flow.specialize import for_game
 
 from .. import mcts as package
 from ..base import (PROGRESS_INTERVAL, PV_LENGTH, AgentError, BaseAgent, SearchProgress, Setting,
-                    check_memory, check_state)
+                    check_memory, check_state, load_evaluation, net_for)
 from ..clock import Interrupts
 from .search import (MAX_PATH, NO_PRIORS, PRIORS, PRIORS_EXPAND_FIRST, STOP_INTERRUPTED,
                      STOP_MEMORY, STOP_NAMES, STOP_TIME, Settings, Work,
@@ -94,9 +94,9 @@ class MCTSAgent(BaseAgent):
         "solver": Setting(int, 1, "1: prove wins and losses in the tree (a proven node is "
                           "played or avoided outright and never searched again)", low=0, high=1),
         "eval": Setting(str, "texel", "the evaluation that scores leaves, cut-off playouts, draws "
-                        "and the minimax values: texel (evaluate_tuned, fitted to self-play) or "
-                        "hand (the hand-set evaluate)",
-                        choices=tuple(dispatch.EVALUATIONS)),
+                        "and the minimax values: texel (evaluate_tuned, fitted to self-play), "
+                        "hand (the hand-set evaluate) or net:FILE (a value network's weights, "
+                        "docs/learning.md)"),
         "turn_order": Setting(int, 1, "1: an inner node of the tree drops the decisions whose "
                               "position the tree also reaches by another order of the same "
                               "player's decisions (Flow: of a quiet turn's two steps, only the "
@@ -123,6 +123,7 @@ class MCTSAgent(BaseAgent):
             if given:
                 raise AgentError(f"mcts: policy=uct fixes {', '.join(UCT_FIXED)} (plain UCT); "
                                  f"drop {given[0]}= or use policy=informed")
+        self._net_file = load_evaluation("mcts", self.options["eval"])
 
     def exploration(self):
         """Return the UCT exploration constant: the `c` setting, else the policy's default."""
@@ -142,6 +143,8 @@ class MCTSAgent(BaseAgent):
                             weight=float(o["minimax"]), priors=priors,
                             drop_transposed=int(o["turn_order"]), solver=int(o["solver"]),
                             draw_eval=float(o["draw_eval"]))
+        if self._net_file is not None:
+            return settings, network.NET
         return settings, dispatch.EVALUATIONS[o["eval"]]
 
     def search_functions(self, game):
@@ -185,6 +188,10 @@ class MCTSAgent(BaseAgent):
             self._buf = np.zeros(dispatch.MAX_ACTIONS, dtype=np.int32)
             self._path = np.zeros(MAX_PATH, dtype=np.int64)
         return self._tree
+
+    def _work(self, game_id):
+        """Return the search's `Work` bundle: the work arrays and the network (eval=net)."""
+        return Work(self._scratch, self._buf, self._path, net_for("mcts", self._net_file, game_id))
 
     def _grow_tree(self):
         """Double the full tree, up to `memory_cap()` nodes; return False if it cannot grow (at
@@ -270,7 +277,7 @@ class MCTSAgent(BaseAgent):
                     if missing:
                         for_game(add_root_children, game_id, evaluation=evaluation)(
                             tree, settings, np.array(missing, dtype=np.int32), len(missing),
-                            self._rng, self._scratch)
+                            self._rng, self._work(game_id))
                     prove_root(tree)
             elif node == 0:  # the same position: the whole tree is kept
                 reused = int(tree.ctl[NODES])
@@ -283,7 +290,7 @@ class MCTSAgent(BaseAgent):
         deadline = start + budget if budget > 0 else np.inf
         sims = self.options["simulations"] or np.iinfo(np.int64).max
         sims_before = int(ctl[SIMS])
-        work = Work(self._scratch, self._buf, self._path)
+        work = self._work(game_id)
         with Interrupts(ctl, INTERRUPTED, RUNNING) as interrupts:
             while True:  # `run` leaves ctl[RUNNING] set: a Ctrl-C while the tree grows, too,
                 # only sets the flag

@@ -10,7 +10,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, uint64
 
-from ludo_flow import dispatch
+from ludo_flow import dispatch, network
 from ludo_flow.memory import unowned
 from ludo_flow.rng import next_u64
 from ludo_flow.specialize import game_jit
@@ -67,19 +67,22 @@ class Work(NamedTuple):
     path: np.ndarray
     """int64 [L]: the nodes of the current selection path, root first; a path of L plies
     stops the search (STOP_PATH; the agent's is MAX_PATH)."""
+    net: network.Net
+    """The value network of eval=net:FILE (weights and its scratch); for the other evaluations
+    an empty one, never read (`network.no_net`)."""
 
 
 @game_jit()
-def _outcome_value(game, evaluation, code, s, draw_eval):
+def _outcome_value(game, evaluation, code, s, draw_eval, net):
     """Return White's value of a playout that ended with `code` in position `s` (a draw or a
-    cut-off scored by the evaluation `evaluation`, a dispatch.EVALUATIONS id)."""
+    cut-off scored by the evaluation `evaluation`, a dispatch.EVALUATIONS id or NET)."""
     if code == dispatch.WHITE_WINS:
         return 1.0
     if code == dispatch.BLACK_WINS:
         return -1.0
     if code == dispatch.DRAW:
-        return draw_eval * dispatch.evaluate(game, s, evaluation) if draw_eval != 0.0 else 0.0
-    return dispatch.evaluate(game, s, evaluation)  # cut off before the end
+        return draw_eval * network.evaluate(game, s, evaluation, net) if draw_eval != 0.0 else 0.0
+    return network.evaluate(game, s, evaluation, net)  # cut off before the end
 
 
 @njit(cache=True, inline="always")
@@ -110,10 +113,11 @@ def _back_up_minimax(path, depth, first_child, n_tried, mover, player, proven, t
 
 
 @game_jit(inline="always")
-def _new_child(game, evaluation, tree, settings, ch, node, a, me, s, scratch):
+def _new_child(game, evaluation, tree, settings, ch, node, a, me, s, work):
     """Make node `ch` a new child of `node` (state `s`, player `me` to move) by action `a`:
     unvisited, unexpanded; with priors, scored by its evaluation, or by its result if it ends
-    the game (proven, with the solver, unless drawn); return None."""
+    the game (proven, with the solver, unless drawn); return None. (`work`: its scratch
+    state and network.)"""
     tree.parent[ch] = node
     tree.action[ch] = a
     tree.first_child[ch] = -1
@@ -128,7 +132,7 @@ def _new_child(game, evaluation, tree, settings, ch, node, a, me, s, scratch):
     tree.minimax[ch] = 0.0
     tree.slot[ch] = -1
     if settings.priors:  # (as apply, result and evaluate; Flow's usual step writes no state)
-        code, v = dispatch.child_outcome(game, s, a, evaluation, scratch)
+        code, v = network.child_outcome(game, s, a, evaluation, work.net, work.scratch)
         if code == dispatch.ONGOING:
             tree.minimax[ch] = v
         else:
@@ -142,7 +146,7 @@ def _new_child(game, evaluation, tree, settings, ch, node, a, me, s, scratch):
 
 
 @game_jit()
-def add_root_children(game, evaluation, tree, settings, actions, m, rng, scratch):
+def add_root_children(game, evaluation, tree, settings, actions, m, rng, work):
     """Give the expanded root the `m` new children `actions[:m]` (shuffled), in the entries
     `keep_subtree(..., extra=m)` left after its children; return None.
 
@@ -153,7 +157,7 @@ def add_root_children(game, evaluation, tree, settings, actions, m, rng, scratch
     s = tree.pool[tree.slot[0]]
     for i in range(m):
         _new_child(game, evaluation, tree, settings, f + i, 0, actions[i], tree.player[0], s,
-                   scratch)
+                   work)
     tree.n_children[0] += m
     if settings.priors:
         tree.n_tried[0] = tree.n_children[0]
@@ -252,7 +256,7 @@ def _expand(game, evaluation, tree, settings, node, rng, work):
     f = ctl[NODES]
     me = player[node]
     for i in range(n):
-        _new_child(game, evaluation, tree, settings, f + i, node, buf[i], me, s, work.scratch)
+        _new_child(game, evaluation, tree, settings, f + i, node, buf[i], me, s, work)
     tree.first_child[node] = f
     tree.n_children[node] = n
     # With priors every child has a value: UCT chooses among them from the start.
@@ -268,11 +272,13 @@ def _expand(game, evaluation, tree, settings, node, rng, work):
 
 
 @game_jit(inline="always")
-def _evaluate(game, evaluation, plays_out, tree, settings, node, rng, scratch):
+def _evaluate(game, evaluation, plays_out, tree, settings, node, rng, work):
     """Score the unexpanded `node` at its first visit: make its state from its parent's, then
     its result if the game is over there (proven, with the solver, unless drawn), else its
     evaluation or a playout's result (`cutoff`). Return (White's value, `node` if it was
     newly proven else -1)."""
+    scratch = work.scratch
+    net = work.net
     pool = tree.pool
     minimax = tree.minimax
     draw_eval = settings.draw_eval
@@ -282,7 +288,7 @@ def _evaluate(game, evaluation, plays_out, tree, settings, node, rng, scratch):
     code = dispatch.result(game, scratch)
     if code != dispatch.ONGOING:
         tree.term[node] = code
-        minimax[node] = _outcome_value(game, evaluation, code, scratch, draw_eval)
+        minimax[node] = _outcome_value(game, evaluation, code, scratch, draw_eval, net)
         r = minimax[node]
         if settings.solver and code != dispatch.DRAW:
             winner = 0 if code == dispatch.WHITE_WINS else 1
@@ -290,12 +296,12 @@ def _evaluate(game, evaluation, plays_out, tree, settings, node, rng, scratch):
             newly_proven = node
     else:
         if settings.weight > 0.0 or plays_out == 0:
-            minimax[node] = dispatch.evaluate(game, scratch, evaluation)
+            minimax[node] = network.evaluate(game, scratch, evaluation, net)
         if plays_out == 0:  # the leaf itself is scored (cutoff 0)
             r = minimax[node]
         else:
             code = dispatch.playout_in_place(game, scratch, rng, settings.cutoff)
-            r = _outcome_value(game, evaluation, code, scratch, draw_eval)
+            r = _outcome_value(game, evaluation, code, scratch, draw_eval, net)
     return r, newly_proven
 
 
@@ -333,7 +339,7 @@ def _simulate(game, tree, settings, evaluation, plays_out, sim_limit, deadline, 
     benchmarks/bench_versions.py, --rows mcts --scale 0.25 --rounds 15)."""
     # Unowned views (ludo_flow.memory): the caller owns the arrays for the whole call.
     tree = unowned_tree(tree)
-    work = Work(unowned(work.scratch), unowned(work.buf), unowned(work.path))
+    work = Work(unowned(work.scratch), unowned(work.buf), unowned(work.path), work.net)
     path = work.path
     ctl = tree.ctl
     # UCT scans every child at every level: tables of 1/n and 1/sqrt(n) spare a division and
@@ -385,7 +391,7 @@ def _simulate(game, tree, settings, evaluation, plays_out, sim_limit, deadline, 
             if tree.first_child[node] < 0:
                 if node != 0 and tree.visits[node] == 0 and not expand_first:
                     r, newly_proven = _evaluate(game, evaluation, plays_out, tree, settings, node,
-                                                rng, work.scratch)
+                                                rng, work)
                     break
                 full, expanded_leaf = _expand(game, evaluation, tree, settings, node, rng, work)
                 if full:

@@ -12,6 +12,10 @@ import ludo_flow
 from agents import make_agent
 from walks import random_walk
 
+# Each search is compiled again here with the `hand` evaluation (about 40 s of compiling on a
+# fresh cache): outside the fast lane, in the full suite.
+pytestmark = pytest.mark.slow
+
 # Keys of `last_stats` that depend on the clock, not on the search.
 CLOCK_KEYS = {"time", "simulations_per_second", "nodes_per_second"}
 
