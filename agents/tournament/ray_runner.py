@@ -22,6 +22,7 @@ import socket
 import sys
 import threading
 import time
+from collections import deque
 from contextlib import contextmanager
 
 from ..own import import_roots
@@ -212,8 +213,9 @@ def run_ray(run, pending, write):
     """Play the pending slots as Ray tasks, a chunk of slots a task (sized as the worker
     processes' chunks are), and write each chunk's games in one batch. At most PREFETCH chunks
     a CPU of the cluster are in flight, so the driver holds a bounded number of slots whatever
-    the schedule's length. A chunk whose task fails (its node lost, after Ray's own retries)
-    is played again whole; each id is written once however often it is played."""
+    the schedule's length. The games of a chunk whose task fails (its node lost, after Ray's
+    own retries) are played again first, one a task, so a game that fails three times is the
+    one named; each id is written once however often it is played."""
     ray = _import_ray()
     started = connect(run.config, num_cpus=run.workers or None)
     in_flight = {}  # object reference -> the chunk's slots
@@ -223,11 +225,12 @@ def run_ray(run, pending, write):
         game_spec = run.game.spec()
         move_limit = run.config.move_limit
         sizer = ChunkSizer()
-        failures = {}
+        failures = {}  # slot id -> tasks of it that failed
+        again = deque()  # the slots of failed tasks: played again one a task, to find the culprit
         stopping = False
-        while pending or in_flight:
-            while pending and len(in_flight) < window and not stopping:
-                slots = take_chunk(pending, sizer.size())
+        while pending or again or in_flight:
+            while (pending or again) and len(in_flight) < window and not stopping:
+                slots = [again.popleft()] if again else take_chunk(pending, sizer.size())
                 in_flight[_submit(task, game_spec, slots, move_limit)] = slots
             if not in_flight:
                 break
@@ -243,7 +246,7 @@ def run_ray(run, pending, write):
                     if failures[worst["id"]] >= MAX_WORKER_DEATHS:
                         raise TournamentError(f"game {worst['id']} failed {failures[worst['id']]} "
                                               f"times on Ray: {err}") from None
-                    pending.extendleft(reversed(slots))  # played again, first
+                    again.extend(slots)
                     continue
                 sizer.note(len(results), seconds)
                 done = _returned(slots, results)
