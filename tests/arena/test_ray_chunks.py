@@ -81,7 +81,10 @@ def test_a_lost_chunk_is_played_again_and_written_once(tmp_path, monkeypatch):
     t, written = run_with(fake, tmp_path, monkeypatch, games)
     ids = [slot["id"] for slot, _ in written]
     assert sorted(ids) == sorted(slot["id"] for slot in t.schedule()) and len(set(ids)) == games
-    assert max(len(chunk) for chunk in fake.chunks) > 1 and len(fake.chunks) < games // 4, fake.chunks
+    lost_chunks = [chunk for chunk in fake.chunks if {"p0-o20-0", "p0-o50-1"} & set(chunk) and len(chunk) > 1]
+    replayed = sum(len(chunk) for chunk in lost_chunks)  # played again one a task
+    assert max(len(chunk) for chunk in fake.chunks) > 1, fake.chunks
+    assert len(fake.chunks) - replayed < games // 4, fake.chunks
     for lost in ("p0-o20-0", "p0-o50-1"):  # its chunk's games were given again, one a task
         given = [i for i, chunk in enumerate(fake.chunks) if lost in chunk]
         assert len(given) == 2 and fake.chunks[given[1]] == [lost], [fake.chunks[i] for i in given]
