@@ -2,9 +2,10 @@
 
 `start_ray` joins the cluster at an address (checked first: a head that does not answer
 within CONNECT_TIMEOUT seconds is refused in one line) or starts a local instance whose
-every process listens on 127.0.0.1 only; `run_ray` plays the pending slots as Ray tasks
-(retried by Ray if a node is lost) and hands each result to the runner, which writes each
-slot id once however often Ray played it.
+every process listens on 127.0.0.1 only; `run_ray` plays the pending slots as Ray tasks, a
+chunk of slots a task (retried by Ray if a node is lost, played again if Ray gives up), and
+hands each chunk's results to the runner in one batch; the runner writes each slot id once
+however often Ray played it.
 
 Loopback: on Linux Ray gives a node the machine's outward address even when asked for
 127.0.0.1 (`_node_ip_address` and `ray start --node-ip-address` turn a loopback address into
@@ -21,12 +22,13 @@ import socket
 import sys
 import threading
 import time
+from collections import deque
 from contextlib import contextmanager
 
 from ..own import import_roots
 from .config import TournamentError, parse_ray_address
 from .games import play_slot
-from .workers import MAX_WORKER_DEATHS
+from .workers import MAX_WORKER_DEATHS, PREFETCH, ChunkSizer, take_chunk
 
 CONNECT_TIMEOUT = 5.0   # seconds a Ray head has to answer before the run is refused
 SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
@@ -35,9 +37,11 @@ SINGLE_MACHINE_ENV = "RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER"
 _H2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0, 0])
 
 
-def _ray_play(game_spec, slot, move_limit):
-    """A Ray task: play one slot and return (slot id, fields)."""
-    return slot["id"], play_slot(game_spec, slot, move_limit)
+def _ray_play_chunk(game_spec, slots, move_limit):
+    """A Ray task: play a chunk of slots; return ([(slot id, fields), ...], seconds of play)."""
+    began = time.perf_counter()
+    results = [(slot["id"], play_slot(game_spec, slot, move_limit)) for slot in slots]
+    return results, time.perf_counter() - began
 
 
 def _import_ray():
@@ -190,37 +194,65 @@ def connect(config, num_cpus=None):
     return start_ray(config.address, num_cpus=num_cpus, paths=import_roots(specs))
 
 
+def _submit(task, game_spec, slots, move_limit):
+    """Start one Ray task on a chunk of slots; return its object reference."""
+    return task.remote(game_spec, slots, move_limit)
+
+
+def _returned(slots, results):
+    """Return [(slot, fields)] of a chunk's results, checked against the slots it was given."""
+    if len(results) != len(slots):
+        raise RuntimeError(f"a Ray task answered {len(results)} games for a chunk of {len(slots)}")
+    for slot, (slot_id, _) in zip(slots, results):
+        if slot["id"] != slot_id:
+            raise RuntimeError(f"a Ray task answered game {slot_id} for game {slot['id']}")
+    return [(slot, fields) for slot, (_, fields) in zip(slots, results)]
+
+
 def run_ray(run, pending, write):
-    """Play the pending slots as Ray tasks (retried by Ray if a node is lost; each id is
-    written once however often it is played)."""
+    """Play the pending slots as Ray tasks, a chunk of slots a task (sized as the worker
+    processes' chunks are), and write each chunk's games in one batch. At most PREFETCH chunks
+    a CPU of the cluster are in flight, so the driver holds a bounded number of slots whatever
+    the schedule's length. The games of a chunk whose task fails (its node lost, after Ray's
+    own retries) are played again first, one a task, so a game that fails three times is the
+    one named; each id is written once however often it is played."""
     ray = _import_ray()
     started = connect(run.config, num_cpus=run.workers or None)
-    in_flight = {}
+    in_flight = {}  # object reference -> the chunk's slots
     try:
-        task = ray.remote(max_retries=3, retry_exceptions=False)(_ray_play)
-        window = max(1, int(ray.cluster_resources().get("CPU", 1))) * 2
+        task = ray.remote(max_retries=3, retry_exceptions=False)(_ray_play_chunk)
+        window = max(1, int(ray.cluster_resources().get("CPU", 1))) * PREFETCH
         game_spec = run.game.spec()
-        failures = {}
+        move_limit = run.config.move_limit
+        sizer = ChunkSizer()
+        failures = {}  # slot id -> tasks of it that failed
+        again = deque()  # the slots of failed tasks: played again one a task, to find the culprit
         stopping = False
-        while pending or in_flight:
-            while pending and len(in_flight) < window and not stopping:
-                slot = pending.popleft()
-                in_flight[task.remote(game_spec, slot, run.config.move_limit)] = slot
+        while pending or again or in_flight:
+            while (pending or again) and len(in_flight) < window and not stopping:
+                slots = [again.popleft()] if again else take_chunk(pending, sizer.size())
+                in_flight[_submit(task, game_spec, slots, move_limit)] = slots
             if not in_flight:
                 break
             ready, _ = ray.wait(list(in_flight), num_returns=1, timeout=0.5)
             for ref in ready:
-                slot = in_flight.pop(ref)
+                slots = in_flight.pop(ref)
                 try:
-                    _, fields = ray.get(ref)
+                    results, seconds = ray.get(ref)
                 except ray.exceptions.RayError as err:
-                    failures[slot["id"]] = failures.get(slot["id"], 0) + 1
-                    if failures[slot["id"]] >= MAX_WORKER_DEATHS:
-                        raise TournamentError(f"game {slot['id']} failed {failures[slot['id']]} "
+                    for slot in slots:
+                        failures[slot["id"]] = failures.get(slot["id"], 0) + 1
+                    worst = max(slots, key=lambda slot: failures[slot["id"]])
+                    if failures[worst["id"]] >= MAX_WORKER_DEATHS:
+                        raise TournamentError(f"game {worst['id']} failed {failures[worst['id']]} "
                                               f"times on Ray: {err}") from None
-                    pending.appendleft(slot)
+                    again.extend(slots)
                     continue
-                if write([(slot, fields)]):
+                sizer.note(len(results), seconds)
+                done = _returned(slots, results)
+                for slot, _ in done:
+                    failures.pop(slot["id"], None)
+                if write(done):
                     stopping = True
     finally:
         for ref in in_flight:  # stopped early (SPRT decided, Ctrl-C, an error)

@@ -39,30 +39,114 @@ def child(argv):
                       "peak_rss_mb": usage.ru_maxrss / 1024}), file=sys.stderr)
 
 
-def measure(kind, n, argv, extra, out=None):
-    """Run `argv` in a child process; append and return its measurement (with the size of `out`)."""
-    done = subprocess.run([sys.executable, __file__, "_child", *argv], cwd=ROOT, capture_output=True, text=True)
+def cost_of(stderr):
+    """Return the cost line a child printed last on stderr."""
     try:
-        cost = json.loads(done.stderr.strip().splitlines()[-1])
+        return json.loads(stderr.strip().splitlines()[-1])
     except (IndexError, ValueError):
-        sys.exit(f"the measured command failed: {done.stderr[-2000:]}")
+        sys.exit(f"the measured command failed: {stderr[-2000:]}")
+
+
+def measure(kind, n, argv, extra, out=None, env=None):
+    """Run `argv` in a child process; append and return its measurement (with the size of `out`)."""
+    done = subprocess.run([sys.executable, __file__, "_child", *argv], cwd=ROOT, capture_output=True, text=True,
+                          env=env)
+    cost = cost_of(done.stderr)
     row = {"kind": kind, "n": n, **cost, **extra, "load_avg": os.getloadavg()[0], "when": time.strftime("%Y-%m-%d %H:%M")}
+    record(row, out)
+    return row
+
+
+def record(row, out=None):
+    """Append a measurement to results.jsonl (with the size of `out`) and print it."""
     if out is not None:
         row["file_mb"] = os.path.getsize(out) / 2 ** 20
     with open(RESULTS, "a") as fh:
         fh.write(json.dumps(row) + "\n")
     print(json.dumps(row), flush=True)
-    return row
 
 
-def tournament(n, folder, workers, resume=False):
-    out = os.path.join(folder, f"tournament-{n}.jsonl")
+def cluster_of(folder):
+    """Return (address, driver environment) of the Ray cluster `ray_cluster.py start` made in `folder`."""
+    sys.path.insert(0, HERE)
+    import ray_cluster
+    state = ray_cluster.state_of(folder)
+    return state["address"], ray_cluster.driver_env(state)
+
+
+def tournament_argv(n, out, workers, address=None):
+    """Return the CLI's arguments of an n-game random-vs-random tournament (on Ray at `address`)."""
+    argv = ["tournament", "flow", "--agents", "random", "random:seed=1", "--games", str(n), "--quiet", "--out", out]
+    if address is None:
+        return argv + ["--workers", str(workers)]
+    return argv + ["--backend", "ray", "--address", address]
+
+
+def tournament(n, folder, workers, resume=False, cluster=None):
+    tag = "" if cluster is None else "ray-"
+    out = os.path.join(folder, f"tournament-{tag}{n}.jsonl")
     if os.path.exists(out) and not resume:
         os.unlink(out)
-    row = measure("resume" if resume else "tournament", n,
-                  ["tournament", "flow", "--agents", "random", "random:seed=1", "--games", str(n),
-                   "--workers", str(workers), "--quiet", "--out", out] + (["--resume"] if resume else []),
-                  {"workers": workers}, out)
+    address, env = cluster_of(cluster) if cluster else (None, None)
+    extra = {"workers": workers} if cluster is None else {"backend": "ray", "nodes": 2, "cpus": 2}
+    kind = ("resume" if resume else "tournament") + ("" if cluster is None else " (Ray)")
+    return measure(kind, n, tournament_argv(n, out, workers, address) + (["--resume"] if resume else []),
+                   extra, out, env)
+
+
+def lines_in(path):
+    """Return the number of whole lines of a file."""
+    with open(path, "rb") as fh:
+        return fh.read().count(b"\n")
+
+
+def ids_in(path):
+    """Return the ids of a records file's whole lines, in file order."""
+    ids = []
+    with open(path, "rb") as fh:
+        for line in fh:
+            if line.endswith(b"\n"):
+                ids.append(json.loads(line)["id"])
+    return ids
+
+
+def node_loss(n, folder, cluster, kill_at):
+    """Play n games on the cluster, SIGKILL its second node once kill_at games are recorded, let
+    the run finish (or resume it), and count: games recorded before the kill, duplicates, games
+    recorded before the kill and missing after, ids after the resume."""
+    sys.path.insert(0, HERE)
+    import ray_cluster
+    address, env = cluster_of(cluster)
+    out = os.path.join(folder, f"node-loss-{n}.jsonl")
+    if os.path.exists(out):
+        os.unlink(out)
+    argv = tournament_argv(n, out, 0, address)
+    began = time.perf_counter()
+    run = subprocess.Popen([sys.executable, __file__, "_child", *argv], cwd=ROOT, env=env,
+                           stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    while run.poll() is None:
+        if os.path.exists(out) and lines_in(out) >= kill_at:
+            break
+        time.sleep(0.2)
+    before = ids_in(out)
+    killed_at = time.perf_counter() - began
+    ray_cluster.kill(cluster, ["node"])
+    _, stderr = run.communicate()
+    cost = cost_of(stderr)
+    after_run = ids_in(out)
+    resumed = None
+    if cost["status"] != 0 or len(set(after_run)) < n:
+        done = subprocess.run([sys.executable, __file__, "_child", *argv, "--resume"], cwd=ROOT, env=env,
+                              capture_output=True, text=True)
+        resumed = cost_of(done.stderr)
+    final = ids_in(out)
+    row = {"kind": "node loss (Ray)", "n": n, **cost, "backend": "ray", "nodes": 2, "cpus": 2,
+           "recorded_before_kill": len(before), "killed_after_s": killed_at,
+           "recorded_by_the_run": len(after_run), "duplicates_in_run": len(after_run) - len(set(after_run)),
+           "lost_finished": len(set(before) - set(final)), "resumed": resumed,
+           "final_lines": len(final), "final_ids": len(set(final)), "duplicates": len(final) - len(set(final)),
+           "load_avg": os.getloadavg()[0], "when": time.strftime("%Y-%m-%d %H:%M")}
+    record(row, out)
     return row
 
 
@@ -107,18 +191,24 @@ def main():
     if len(sys.argv) > 1 and sys.argv[1] == "_child":
         return child(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=["tournament", "resume", "ratings", "table"])
+    parser.add_argument("what", choices=["tournament", "resume", "ratings", "node-loss", "table"])
     parser.add_argument("n", type=int, nargs="*")
     parser.add_argument("--dir", default="/tmp/ludo-flow-scale")
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--template", help="a two-agent tournament's records (for ratings)")
+    parser.add_argument("--cluster", help="play on the Ray cluster `ray_cluster.py start` made in this folder")
+    parser.add_argument("--kill-at", type=int, default=1000, help="node-loss: kill once this many games are recorded")
     args = parser.parse_args()
     os.makedirs(args.dir, exist_ok=True)
     if args.what == "table":
         return table()
     for n in args.n:
         if args.what in ("tournament", "resume"):
-            tournament(n, args.dir, args.workers, resume=args.what == "resume")
+            tournament(n, args.dir, args.workers, resume=args.what == "resume", cluster=args.cluster)
+        elif args.what == "node-loss":
+            if not args.cluster:
+                parser.error("node-loss needs --cluster")
+            node_loss(n, args.dir, args.cluster, args.kill_at)
         else:
             ratings(n, args.dir, args.template)
 

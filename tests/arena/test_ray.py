@@ -23,6 +23,7 @@ import pytest
 from agents.cli import main
 from agents.records import load_records, without_times
 from agents.tournament import Tournament
+from agents.tournament import ray_runner
 from agents.tournament.ray_runner import CONNECT_TIMEOUT, SINGLE_MACHINE_ENV, start_ray
 
 pytestmark = pytest.mark.slow
@@ -99,17 +100,24 @@ def strip_times(records):
 
 
 # ---- a local instance ------------------------------------------------------------------------
-def test_local_instance_plays_the_local_games_and_listens_on_loopback_only(tmp_path):
+def test_local_instance_plays_the_local_games_in_chunks_and_listens_on_loopback_only(tmp_path, monkeypatch):
     """The runner's local instance: every process of it (GCS, raylet, agents, the driver's core
-    worker, the workers that played) listens on 127.0.0.1 only; the games equal a local run."""
+    worker, the workers that played) listens on 127.0.0.1 only; the games are played a chunk
+    of slots a Ray task, and the records (ids, moves, results) equal those of the process
+    backend (two worker processes) and of the runner alone for the same seed."""
+    games = 240
+    chunks = []
+    submit = ray_runner._submit
+    monkeypatch.setattr(ray_runner, "_submit", lambda task, spec, slots, limit: (
+        chunks.append(len(slots)), submit(task, spec, slots, limit))[1])
     env_before = os.environ.get(SINGLE_MACHINE_ENV)
     assert start_ray(num_cpus=2) is True  # what the runner calls; kept up to look at it after the run
     assert os.environ.get(SINGLE_MACHINE_ENV) == env_before  # the mode is set for the start only
     try:
         session = ray._private.worker._global_node.get_session_dir_path()
         out = tmp_path / "r.jsonl"
-        result = Tournament("flow", FAST, games=4, variant="fountain", seed=2, out=out,
-                            backend="ray", progress=False).run()
+        result = Tournament("flow", FAST, games=games, variant="fountain", seed=2, out=out,
+                            openings="random:plies=2", backend="ray", progress=False).run()
         procs = processes_of([psutil.Process()], [session])
         listening = listeners(procs)
     finally:
@@ -117,11 +125,14 @@ def test_local_instance_plays_the_local_games_and_listens_on_loopback_only(tmp_p
     names = {name for name, *_ in listening}
     assert {"gcs_server", "raylet"} <= names and any(n.startswith("ray::") for n in names), listening
     assert [row for row in listening if not on_loopback(row[2])] == [], listening
-    here = Tournament("flow", FAST, games=4, variant="fountain", seed=2, out=tmp_path / "h.jsonl",
-                      workers=0, progress=False).run()
+    assert sum(chunks) == games and max(chunks) > 1 and len(chunks) < games // 4, chunks
     records = load_records(out)
-    assert len(records) == 4 and len({r["id"] for r in records}) == 4
-    assert strip_times(result.records) == strip_times(here.records)
+    assert len(records) == games and len({r["id"] for r in records}) == games
+    for workers in (2, 0):
+        other = Tournament("flow", FAST, games=games, variant="fountain", seed=2,
+                           openings="random:plies=2", out=tmp_path / f"w{workers}.jsonl",
+                           workers=workers, progress=False).run()
+        assert strip_times(result.records) == strip_times(other.records), workers
 
 
 # ---- an address that does not answer ---------------------------------------------------------
@@ -228,7 +239,7 @@ def test_a_lost_ray_node_loses_no_finished_game_and_records_none_twice(tmp_path)
     """A head and a second node on loopback; a tournament joins them with --address; the second
     node's raylet and workers are killed with SIGKILL while it plays; the run finishes (or is
     resumed) with every game recorded exactly once."""
-    games = 300
+    games = 2000
     out = tmp_path / "lost.jsonl"
     command = [sys.executable, "-m", "agents.cli", "tournament", "flow", "--variant", "fountain",
                "--agents", *FAST, "--games", str(games), "--out", str(out), "--backend", "ray",
