@@ -1,7 +1,10 @@
 """Play one game between two agents (used by `ludo-flow play`, tournaments, experiments and tests)."""
 import time
 
+from ludo_flow.game import State
+
 from .base import AgentError
+from .random_agent import RandomAgent
 from .records import FORFEIT
 from .timecontrol import TIME_FORFEIT, GameClock
 
@@ -42,6 +45,10 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
     if seed is not None:
         white.reset(seed)
         black.reset(seed + 1)
+    if on_move is None and clock is None:
+        record = _random_game(state, players, forfeit, move_limit, on_think, log)
+        if record is not None:
+            return record
     moves = []
     thinking = [0.0, 0.0]
     lost_by = None
@@ -105,6 +112,53 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
         outcome = state.outcome()
         record.update(result=outcome.result, termination=outcome.termination.value, forfeit=None)
     if log is not None:
+        record.update(log.fields())
+    return record
+
+
+def _random_game(state, players, forfeit, move_limit, on_think, log):
+    """Return the record fields of a game of two random agents played in one jitted loop
+    (`State.play_random`: the same moves as the loop of `play_game`, from the agents' own
+    generators), or None (`state` and the agents untouched) where that loop must play it:
+    other agents, a log with adjudication, or a game that took longer than the move limit
+    (its moves cannot be timed one by one, so the loop plays it again and times them).
+
+    The thinking time of the whole game is shared between the sides by their decisions;
+    `on_think` is told of one decision (the first side's) for the whole game."""
+    if not all(type(agent) is RandomAgent and hasattr(agent, "_rng") for agent in players):
+        return None
+    if log is not None and (log.judge is not None or log.solved is not None or log.plies or log.columns):
+        return None
+    if not isinstance(state, State):
+        return None
+    trial = state.clone()
+    saved = [agent._rng.copy() for agent in players]
+    if on_think is not None and not trial.is_terminal():
+        on_think(trial.current_player())
+    start = time.perf_counter()
+    try:
+        actions, counts, sides = trial.play_random(players[0]._rng, players[1]._rng)
+    finally:
+        elapsed = time.perf_counter() - start
+        if on_think is not None:
+            on_think(None)
+    if forfeit and move_limit is not None and elapsed > move_limit:
+        for agent, rng in zip(players, saved):
+            agent._rng[:] = rng
+        return None
+    moves = state.actions_to_strings(actions)
+    state.copy_from(trial)
+    decisions = [len(sides) - sum(sides), sum(sides)]
+    for side, agent in enumerate(players):
+        if decisions[side]:  # what the agent's last move reported, as after the loop
+            agent.last_stats = {"legal_actions": counts[len(sides) - 1 - sides[::-1].index(side)]}
+    thinking = [elapsed * d / len(sides) if sides else 0.0 for d in decisions]
+    record = {"moves": moves, "plies": len(moves),
+              "time_white": round(thinking[0], 6), "time_black": round(thinking[1], 6)}
+    outcome = state.outcome()
+    record.update(result=outcome.result, termination=outcome.termination.value, forfeit=None)
+    if log is not None:
+        log.plies = len(moves)
         record.update(log.fields())
     return record
 
