@@ -35,7 +35,11 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
     With a `time_control` (an `agents.timecontrol.TimeControl`) both sides play on a clock:
     each agent is told its clock before each move (`set_clock`, where it has one), and a side
     whose clock falls more than the margin below zero loses on time (termination
-    'time_forfeit', whatever `forfeit` says); the record gains the fields of `clock_fields`."""
+    'time_forfeit', whatever `forfeit` says); the record gains the fields of `clock_fields`.
+
+    Two random agents (`RandomAgent` itself) play the whole game in one jitted loop, with the
+    same moves, unless `on_move`, a clock or an adjudicating `log` needs the moves one by one
+    (`_random_game`: its thinking times are the game's time shared by each side's decisions)."""
     players = (white, black)
     clock = GameClock(time_control) if time_control is not None else None
     clocks, flag_fell = [], False
