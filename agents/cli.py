@@ -503,14 +503,14 @@ def cmd_ratings(args):
     skipped records) or one JSON object."""
     import json
     from . import ratings
-    from .records import ReadReport, SeenGames, describe_sources, iter_records
+    from .records import RATING_FIELDS, ReadReport, SeenGames, describe_sources, iter_records
     if args.plots:
         _plots_folder(args.plots)
     # Counted as read, never held: a file of a million records is rated in flat memory.
     counts, games, report, seen, sources = ratings.RecordCounts(), {}, ReadReport(), SeenGames(), {}
     for path in args.files:
         sets = ratings.RuleSets()
-        for record in iter_records(path, report, seen):
+        for record in iter_records(path, report, seen, fields=RATING_FIELDS):
             counts.add(record)
             sets.add(record, counts.records - 1)
             key = record.get("sources")

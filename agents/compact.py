@@ -47,14 +47,22 @@ class HashCodes:
 
     def get(self, key, default=0):
         """Return the code of `key` (`default` if it has none)."""
-        i = self._find(*key_hash(key))
-        return self._code[i] or default
+        return self.get_hashed(key_hash(key), default)
 
     def put(self, key, code):
         """Set the code of `key` (1..255) and return its previous code (0 if it had none)."""
+        return self.put_hashed(key_hash(key), code)
+
+    def get_hashed(self, hashed, default=0):
+        """As `get`, given the key's `key_hash` (a caller that reads then writes a key hashes it once)."""
+        i = self._find(*hashed)
+        return self._code[i] or default
+
+    def put_hashed(self, hashed, code):
+        """As `put`, given the key's `key_hash`."""
         if not 0 < code < 256:
             raise ValueError(f"a code is in 1..255, got {code!r}")
-        hi, lo = key_hash(key)
+        hi, lo = hashed
         i = self._find(hi, lo)
         previous = self._code[i]
         if previous == _EMPTY:

@@ -1,7 +1,10 @@
 """Play one game between two agents (used by `ludo-flow play`, tournaments, experiments and tests)."""
 import time
 
+from ludo_flow.game import State
+
 from .base import AgentError
+from .random_agent import RandomAgent
 from .records import FORFEIT
 from .timecontrol import TIME_FORFEIT, GameClock
 
@@ -32,7 +35,11 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
     With a `time_control` (an `agents.timecontrol.TimeControl`) both sides play on a clock:
     each agent is told its clock before each move (`set_clock`, where it has one), and a side
     whose clock falls more than the margin below zero loses on time (termination
-    'time_forfeit', whatever `forfeit` says); the record gains the fields of `clock_fields`."""
+    'time_forfeit', whatever `forfeit` says); the record gains the fields of `clock_fields`.
+
+    Two random agents (`RandomAgent` itself) play the whole game in one jitted loop, with the
+    same moves, unless `on_move`, a clock or an adjudicating `log` needs the moves one by one
+    (`_random_game`: its thinking times are the game's time shared by each side's decisions)."""
     players = (white, black)
     clock = GameClock(time_control) if time_control is not None else None
     clocks, flag_fell = [], False
@@ -42,6 +49,10 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
     if seed is not None:
         white.reset(seed)
         black.reset(seed + 1)
+    if on_move is None and clock is None:
+        record = _random_game(state, players, forfeit, move_limit, on_think, log)
+        if record is not None:
+            return record
     moves = []
     thinking = [0.0, 0.0]
     lost_by = None
@@ -105,6 +116,53 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
         outcome = state.outcome()
         record.update(result=outcome.result, termination=outcome.termination.value, forfeit=None)
     if log is not None:
+        record.update(log.fields())
+    return record
+
+
+def _random_game(state, players, forfeit, move_limit, on_think, log):
+    """Return the record fields of a game of two random agents played in one jitted loop
+    (`State.play_random`: the same moves as the loop of `play_game`, from the agents' own
+    generators), or None (`state` and the agents untouched) where that loop must play it:
+    other agents, a log with adjudication, or a game that took longer than the move limit
+    (its moves cannot be timed one by one, so the loop plays it again and times them).
+
+    The thinking time of the whole game is shared between the sides by their decisions;
+    `on_think` is told of one decision (the first side's) for the whole game."""
+    if not all(type(agent) is RandomAgent and hasattr(agent, "_rng") for agent in players):
+        return None
+    if log is not None and (log.judge is not None or log.solved is not None or log.plies or log.columns):
+        return None
+    if not isinstance(state, State):
+        return None
+    trial = state.clone()
+    saved = [agent._rng.copy() for agent in players]
+    if on_think is not None and not trial.is_terminal():
+        on_think(trial.current_player())
+    start = time.perf_counter()
+    try:
+        actions, counts, sides = trial.play_random(players[0]._rng, players[1]._rng)
+    finally:
+        elapsed = time.perf_counter() - start
+        if on_think is not None:
+            on_think(None)
+    if forfeit and move_limit is not None and elapsed > move_limit:
+        for agent, rng in zip(players, saved):
+            agent._rng[:] = rng
+        return None
+    moves = state.actions_to_strings(actions)
+    state.copy_from(trial)
+    decisions = [len(sides) - sum(sides), sum(sides)]
+    for side, agent in enumerate(players):
+        if decisions[side]:  # what the agent's last move reported, as after the loop
+            agent.last_stats = {"legal_actions": counts[len(sides) - 1 - sides[::-1].index(side)]}
+    thinking = [elapsed * d / len(sides) if sides else 0.0 for d in decisions]
+    record = {"moves": moves, "plies": len(moves),
+              "time_white": round(thinking[0], 6), "time_black": round(thinking[1], 6)}
+    outcome = state.outcome()
+    record.update(result=outcome.result, termination=outcome.termination.value, forfeit=None)
+    if log is not None:
+        log.plies = len(moves)
         record.update(log.fields())
     return record
 

@@ -388,6 +388,9 @@ def warm_up(game, start, specs):
     """Compile (or load from numba's cache) what the agents of `specs` run, playing a few cheap
     decisions from the position string `start`, so K workers load the compiled code instead of
     compiling it K times."""
+    from ludo_flow.rng import new_rng
+
+    from .random_agent import RandomAgent
     from .registry import AGENTS, make_agent, parse_spec
     cheap = {"depth": 1, "nodes": 0, "simulations": 4, "time": 0.0}
     for spec in specs:
@@ -402,6 +405,8 @@ def warm_up(game, start, specs):
                 if state.is_terminal():
                     break
                 state.apply(agent.select_action(state))
+            if type(agent) is RandomAgent:  # two of them play a game in one jitted loop (agents.play)
+                game.from_string(start).play_random(new_rng(0), new_rng(1))
         except Exception:  # noqa: BLE001 - a faulty agent forfeits its games; warming is best effort
             continue
         state.outcome()

@@ -207,6 +207,46 @@ class State:
         self._before, self._last_action, self._array = self._array, action, out
         self._legal = None
 
+    def play_random(self, rng_white, rng_black):
+        """Play uniformly random legal actions in place to the end of the game, the side to move
+        drawing from its own generator (`ludo_flow.rng.new_rng` arrays, advanced in place)
+        exactly as a random player choosing `legal_actions()[rand_below(rng, n)]` move by move
+        would, in one jitted loop; return three lists of ints: the actions played, the number
+        of legal actions each was chosen from, and the side (0 White, 1 Black) that chose it."""
+        play = self.kernels.random_game
+        array = self._array.copy()  # never written in place: a child or clone may share it
+        before = np.empty_like(array)
+        chunk = np.empty((3, 512), dtype=np.int64)
+        actions, counts, sides = [], [], []
+        while True:
+            n = int(play(array, before, rng_white, rng_black, chunk[0], chunk[1], chunk[2]))
+            actions += chunk[0, :n].tolist()
+            counts += chunk[1, :n].tolist()
+            sides += chunk[2, :n].tolist()
+            if n < chunk.shape[1]:
+                break
+        if actions:
+            self._before, self._last_action, self._array = before, actions[-1], array
+            self._legal = ()  # the loop stopped where no action is legal
+        return actions, counts, sides
+
+    def copy_from(self, other):
+        """Make this state `other`'s position, with its last move, in place (`other` is a State
+        of the same game and stays as it is)."""
+        if other.game != self.game:
+            raise ValueError(f"copy_from: a state of {other.game!r} is not one of {self.game!r}")
+        self._array, self._before, self._last_action = other._array.copy(), other._before, other._last_action
+        self._legal = other._legal
+
+    def actions_to_strings(self, actions):
+        """Return the notation of `actions` played one after another from this state (which is
+        unchanged): as `action_to_string` on each position in turn."""
+        state, words = self.clone(), []
+        for action in actions:
+            words.append(state.action_to_string(action))
+            state.apply(action)
+        return words
+
     def child(self, action):
         """Return a new state: this one after a legal action (this one is unchanged)."""
         action = self._check_legal(action)

@@ -16,7 +16,7 @@ from collections import OrderedDict, defaultdict
 
 import numpy as np
 
-from ..compact import HashCodes
+from ..compact import HashCodes, key_hash
 from .bradley_terry import BradleyTerryFit, GameCounts, bradley_terry, bradley_terry_counts, parse_games
 from .match import RESULT_SCORES, Match, RatingsError, Result, match_stats, plain, printable, shown
 
@@ -299,7 +299,11 @@ class RecordCounts:
         """Count a rated game of a pair id: `as_white` if the match's agent had White, `twice`
         its score times two."""
         pairs = self._pairs
-        code = pairs.get(pair, 0)
+        if not self._pairs_of_two:  # read, then written: hashed once
+            pair = key_hash(pair)
+            code = pairs.get_hashed(pair)
+        else:
+            code = pairs.get(pair, 0)
         if code == 0:
             self._pair_ids += 1
             new = _ONE + 3 * as_white + twice
@@ -322,7 +326,7 @@ class RecordCounts:
         if self._pairs_of_two:
             pairs[pair] = new
         else:
-            pairs.put(pair, new)
+            pairs.put_hashed(pair, new)
 
     def game_counts(self):
         """Return the GameCounts of the rated games (agents and pairs in the order they first appeared)."""

@@ -14,6 +14,7 @@ from ..warmup import warm_for_clocks, warm_up
 
 _agents = {}
 _warmed = set()  # (game spec, agent spec) whose code this process has compiled or loaded
+_starts = {}  # (game spec, position string) -> its State, never played on (clones are)
 _clock_warmed = set()  # (game spec, agent spec) this process has run past its first-search costs
 
 
@@ -23,6 +24,21 @@ def _agent(spec):
     if agent is None:
         agent = _agents[spec] = make_agent(spec)
     return agent
+
+
+def _start_state(game, key, start, opening):
+    """Return a new state of `game` (spec `key`) at the position string `start` after the moves
+    `opening`; the position string is parsed and checked once a process (a tournament plays
+    thousands of games from one start)."""
+    parsed = _starts.get((key, start))
+    if parsed is None:
+        parsed = game.from_string(start)
+        if len(_starts) < 64:
+            _starts[(key, start)] = parsed
+    state = parsed.clone()
+    for word in opening:
+        state.apply(state.parse_action(word))
+    return state
 
 
 def mark_warm(game, specs):
@@ -51,9 +67,7 @@ def play_slot(game_spec, slot, move_limit, on_think=None):
         if cold:
             warm_for_clocks(game, slot["start"], cold)
             _clock_warmed.update((key, s) for s in cold)
-    state = game.from_string(slot["start"])
-    for word in slot["opening"]:
-        state.apply(state.parse_action(word))
+    state = _start_state(game, key, slot["start"], slot["opening"])
     white, black = _agent(slot["white"]), _agent(slot["black"])
     white.reset(slot["seed_white"])
     black.reset(slot["seed_black"])

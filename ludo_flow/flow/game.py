@@ -12,6 +12,7 @@ from . import kernels as K
 
 PIECE_LETTERS = "PRNprn"
 _TURN_LIMIT = 65535
+_WORDS = {}  # action -> its notation (a Flow action is written alike in every position)
 
 
 def _bits(board):
@@ -80,12 +81,33 @@ class FlowState(State):
 
     def action_to_string(self, action):
         """Return an action in notation: 'b2-b4' for a step, '~d4' for a wash choice."""
+        try:
+            word = _WORDS.get(action)
+        except TypeError:  # unhashable: int() below says what is wrong with it
+            word = None
+        if word is None:
+            word = _WORDS[int(action)] = self._action_word(action)
+        return word
+
+    def _action_word(self, action):
         action = int(action)
         if K.WASH_BASE <= action < K.WASH_BASE + 64:
             return "~" + square_name(action - K.WASH_BASE)
         if 0 <= action < K.WASH_BASE:
             return square_name(action >> 6) + "-" + square_name(action & 63)
         raise ActionError(f"{action} is not a Flow action (0..{K.ACTION_SPACE - 1})")
+
+    def actions_to_strings(self, actions):
+        """Return the notation of `actions` played one after another from this state: a Flow
+        action's notation does not depend on the position, so each is written once a process
+        (and, unlike the other games', the actions are not played: their legality is the caller's)."""
+        words = []
+        for action in actions:
+            word = _WORDS.get(action)
+            if word is None:
+                word = self.action_to_string(action)
+            words.append(word)
+        return words
 
     def _check_notation(self, text):
         m = re.fullmatch(r"~([a-h][1-8])|([a-h][1-8])-([a-h][1-8])", text)

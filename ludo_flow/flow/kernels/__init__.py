@@ -19,11 +19,13 @@ The modules, each using only those above it:
 - `playout`: uniform random playouts (a rejection sampler of legal steps, a fast random ply).
 - `observation`: the observation tensor.
 
-`perft` is the walk every game shares (`ludo_flow.perft`), made here with Flow's kernels.
+`perft` is the walk every game shares (`ludo_flow.perft`), made here with Flow's kernels, and
+`random_game` the random game every game shares (`ludo_flow.random_games`).
 Every kernel and constant is importable from this package (`ludo_flow.flow.kernels.X`), as the
 dispatch, the `Game` class, the agents and the tests use them.
 """
 from ...perft import perft_for
+from ...random_games import random_game_for
 from .layout import (ACTION_SPACE, BLACK, BLACK_WINS, BoardShape, DAMES, DRAW, FAR_EDGE, FILE_A,
                      FILE_H, FIRST, HEIGHT, HIST, KNIGHTS, MASK, MAX_ACTIONS, MAX_TURNS,
                      MAX_WASHES, NHIST, NOT_OVER, NO_FIRST_STEP, NO_SQUARE, ONGOING,
@@ -49,6 +51,7 @@ from .observation import (OBSERVATION_SHAPE, OBS_BLACK_DAMES, OBS_BLACK_PAWNS, O
                           observation)
 
 perft = perft_for("flow", __name__, legal_actions, apply, STATE_SIZE, MAX_ACTIONS)
+random_game = random_game_for("flow", __name__, legal_actions, apply, current_player, MAX_ACTIONS)
 
 __all__ = ["ACTION_SPACE", "BLACK", "BLACK_WINS", "BoardShape", "DAMES", "DRAW",
            "EVALUATION_BOUND", "FAR_EDGE", "FILE_A", "FILE_H", "FIRST", "HEIGHT", "HIST",
@@ -63,8 +66,8 @@ __all__ = ["ACTION_SPACE", "BLACK", "BLACK_WINS", "BoardShape", "DAMES", "DRAW",
            "can_rest", "candidate_actions", "child_outcome", "current_player",
            "drop_transposed_steps", "evaluate", "evaluate_tuned", "has_legal_step", "hash_key",
            "is_candidate", "is_legal_candidate", "is_terminal", "legal_actions", "movable_pieces",
-           "new_state", "observation", "perft", "playout", "playout_with_length", "random_ply",
-           "random_step", "result", "returns", "step_origin", "step_targets", "termination",
+           "new_state", "observation", "perft", "playout", "playout_with_length", "random_game",
+           "random_ply", "random_step", "result", "returns", "step_origin", "step_targets", "termination",
            "tuned_terms", "turn_limit_reached", "wash", "wash_candidates"]
 # The internal helpers too: tests and tools reach them through the package.
 __all__ += ["_K1", "_K2", "_K3", "_M1", "_M2", "_actions", "_any_legal_step", "_apply_current",

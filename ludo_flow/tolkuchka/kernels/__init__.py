@@ -22,11 +22,13 @@ The modules, each using only those above it:
 
 A search needs nothing beyond the rules here (`ludo_flow.dispatch` scores a child by `apply`,
 `result` and the evaluation; a turn is one decision, so no transposed orders to drop). `perft`
-is the walk every game shares (`ludo_flow.perft`), made here with Tolkuchka's kernels. Every
+is the walk every game shares (`ludo_flow.perft`), made here with Tolkuchka's kernels, and
+`random_game` the random game every game shares (`ludo_flow.random_games`). Every
 kernel and constant is importable from this package (`ludo_flow.tolkuchka.kernels.X`), as the
 dispatch, the `Game` class, the agents and the tests use them.
 """
 from ...perft import perft_for
+from ...random_games import random_game_for
 from .layout import (ACTION_SPACE, BLACK, BLACK_WINS, DEFAULT_MAX_PLIES, DEFAULT_QUIET_PLIES,
                      DELTA, DIRECTION_NAMES, DRAW, E, FILE_A, FILE_H, FILE_STEP, KO, LANDING_MASK,
                      LINE_THROUGH, MAX_ACTIONS, MAX_PLIES, N, NE, NEXT_TO, NOT_A, NOT_H, NOT_OVER,
@@ -51,6 +53,7 @@ from .observation import (OBSERVATION_SHAPE, OBS_BLACK, OBS_BLACK_TO_MOVE, OBS_K
                           OBS_KO_LINE, OBS_KO_TAIL, OBS_PLIES, OBS_QUIET, OBS_WHITE, observation)
 
 perft = perft_for("tolkuchka", __name__, legal_actions, apply, STATE_SIZE, MAX_ACTIONS)
+random_game = random_game_for("tolkuchka", __name__, legal_actions, apply, current_player, MAX_ACTIONS)
 
 __all__ = ["ACTION_SPACE", "BLACK", "BLACK_WINS", "DEFAULT_MAX_PLIES", "DEFAULT_QUIET_PLIES",
            "DELTA", "DIRECTION_NAMES", "DRAW", "E", "EVALUATION_BOUND", "EVALUATION_TENTHS",
@@ -64,7 +67,7 @@ __all__ = ["ACTION_SPACE", "BLACK", "BLACK_WINS", "DEFAULT_MAX_PLIES", "DEFAULT_
            "SW", "TANH_OF_TENTHS", "TUNED_TERMS", "TUNED_WEIGHTS", "W", "WHITE", "WHITE_WINS",
            "apply", "current_player", "evaluate", "evaluate_tuned", "has_legal_action", "hash_key",
            "is_knock", "is_legal_action", "is_terminal", "ko_word", "landing_square",
-           "legal_actions", "neighbours", "new_state", "observation", "perft", "playout",
+           "legal_actions", "neighbours", "new_state", "observation", "perft", "random_game", "playout",
            "playout_with_length", "result", "returns", "shift", "singles", "standard_state",
            "termination", "tuned_terms"]
 # The internal helpers too: tests and tools reach them through the package.
