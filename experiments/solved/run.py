@@ -42,10 +42,12 @@ BOARDS["stones"] = ludo_flow.FlowGame.variants["stones"]
 del BOARDS["5x5"]  # the fountain variant is the 5x5 pattern
 
 
-def solve_board(name, text, budget, memory, max_n):
-    """Return the board's row: the ladder of N, the shortest win or where it stopped."""
+def solve_board(name, text, budget, memory, max_n, first_n=1):
+    """Return the board's row: the ladder of N from `first_n`, the shortest win or where it
+    stopped. Start above 1 only where the rungs below are known draws: a draw within N turns
+    is a draw within every fewer, but a win found first at `first_n` may be shorter."""
     rows, started = [], time.monotonic()
-    for n in range(1, max_n + 1):
+    for n in range(first_n, max_n + 1):
         left = budget - (time.monotonic() - started)
         if left <= 0:
             break
@@ -93,6 +95,8 @@ def main():
     parser.add_argument("--budget", type=float, default=600, help="seconds per board")
     parser.add_argument("--memory", type=int, default=512 << 20, help="table bytes")
     parser.add_argument("--max-turns", type=int, default=40)
+    parser.add_argument("--from-turns", type=int, default=1,
+                        help="first rung of the ladder (the rungs below known to be draws)")
     parser.add_argument("--boards", nargs="+", default=list(BOARDS))
     parser.add_argument("--speed-only", action="store_true", help="only alpha-beta's nodes/s")
     parser.add_argument("--out", default=os.path.join(HERE, "results.json"))
@@ -107,7 +111,7 @@ def main():
         if args.speed_only:
             row = results["boards"][name]
         else:
-            row = solve_board(name, BOARDS[name], args.budget, args.memory, args.max_turns)
+            row = solve_board(name, BOARDS[name], args.budget, args.memory, args.max_turns, args.from_turns)
         row["alphabeta"] = alphabeta_speed(BOARDS[name], 5.0)
         print(name, "alphabeta", row["alphabeta"], flush=True)
         results["boards"][name] = row
