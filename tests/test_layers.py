@@ -96,3 +96,37 @@ def test_no_two_modules_import_each_other():
         if node not in state:
             visit(node, [])
     assert circles == []
+
+
+MAX_PARAMETERS = 10  # a function wanting more takes a named bundle (a NamedTuple) instead
+
+
+def parameter_counts(path):
+    """Return [(parameters, line, name)] of every function and method in a source file (a
+    method's `self` or `cls` not counted; *args and **kwargs count one each)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    counts = []
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            a = node.args
+            names = [x.arg for x in a.posonlyargs + a.args + a.kwonlyargs]
+            n = len(names) + (a.vararg is not None) + (a.kwarg is not None)
+            if names and names[0] in ("self", "cls"):
+                n -= 1
+            counts.append((n, node.lineno, getattr(node, "name", "<lambda>")))
+    return counts
+
+
+def test_no_function_takes_more_than_ten_parameters():
+    too_many = [f"{path.relative_to(REPO)}:{line} {name} takes {n}"
+                for package in PACKAGES for path in sources(package)
+                for n, line, name in parameter_counts(path) if n > MAX_PARAMETERS]
+    assert not too_many, too_many
+
+
+def test_the_parameter_count_sees_every_kind_of_parameter(tmp_path):
+    source = tmp_path / "m.py"
+    source.write_text("def f(a, /, b, *c, d, **e): pass\n"
+                      "class K:\n    def m(self, x): pass\n"
+                      "g = lambda p, q: p\n")
+    assert sorted(parameter_counts(source)) == [(1, 3, "m"), (2, 4, "<lambda>"), (5, 1, "f")]
