@@ -96,3 +96,26 @@ def test_no_two_modules_import_each_other():
         if node not in state:
             visit(node, [])
     assert circles == []
+
+
+def module_level_imports(path):
+    """Return the module names a source file imports outside any function or class."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.append(node.module)
+    return found
+
+
+def test_scikit_learn_is_imported_by_the_trainer_only_and_lazily():
+    # the `learn` extra is optional: the engine and every other module must import without it
+    def is_sklearn(name):
+        return name == "sklearn" or name.startswith("sklearn.")
+
+    users = sorted(str(path.relative_to(REPO)) for package in PACKAGES for path in sources(package)
+                   if any(is_sklearn(name) for name in imported_names(path)))
+    assert users == ["agents/train.py"]
+    assert not any(is_sklearn(name) for name in module_level_imports(REPO / "agents" / "train.py"))
