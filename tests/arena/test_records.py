@@ -112,7 +112,8 @@ def test_a_gzip_member_that_ends_at_the_read_limit_is_read_through(tmp_path):
     rng = random.Random(0)
     text = b""
     while len(text) < 2 << 16:
-        text += ('{"moves": [%s]}\n' % ",".join(str(rng.randrange(4000)) for _ in range(30))).encode()
+        moves = ",".join(str(rng.randrange(4000)) for _ in range(30))
+        text += f'{{"moves": [{moves}]}}\n'.encode()
     text = text[:2 << 16]
     second = b'{"moves": []}\n' * 10
 
