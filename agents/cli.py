@@ -613,7 +613,7 @@ def cmd_selfplay(args):
 def cmd_train(args):
     """Train a value network on self-play shards (agents/train.py); write its weights (.npz)."""
     from ludo_flow import network
-    from .train import TrainError, load_dataset, train
+    from .train import TrainError, load_dataset, require_scikit_learn, train
     if args.max_rows is not None and args.max_rows < 1:
         raise CommandError(f"--max-rows must be at least 1, got {args.max_rows}")
     if not 0.0 <= args.score_weight <= 1.0:
@@ -623,9 +623,10 @@ def cmd_train(args):
     game = load_game(args.game)
     start = time.perf_counter()
     try:
+        require_scikit_learn()  # before the data is read
         data = load_dataset(args.data, game.name, args.score_weight, args.max_rows)
         report = train(data, hidden=args.hidden, epochs=args.epochs, batch_size=args.batch_size,
-                       lr=args.lr, seed=args.seed,
+                       lr=args.lr, l2_penalty=args.l2_penalty, seed=args.seed,
                        log=None if args.quiet else lambda line: print(line, file=sys.stderr))
     except TrainError as err:
         raise CommandError(str(err)) from None
@@ -850,7 +851,8 @@ def build_parser():
     p.add_argument("--games-per-shard", type=int, default=8, help="games in one .npz shard (default 8)")
     p.add_argument("--quiet", action="store_true", help="no progress bar")
     p.set_defaults(run=cmd_selfplay)
-    p = sub.add_parser("train", help="train a value network on self-play shards: eval=net:FILE (docs/learning.md)")
+    p = sub.add_parser("train", help="train a value network on self-play shards with scikit-learn "
+                       "(the learn extra): eval=net:FILE (docs/learning.md)")
     p.add_argument("game", help="flow or tolkuchka")
     p.add_argument("--data", nargs="+", required=True, metavar="DIR", help="folders of self-play shards")
     p.add_argument("--out", required=True, metavar="FILE", help="the weights to write (.npz)")
@@ -858,6 +860,8 @@ def build_parser():
     p.add_argument("--epochs", type=int, default=8, help="passes over the data (default 8)")
     p.add_argument("--batch-size", type=int, default=256, help="positions a step (default 256)")
     p.add_argument("--lr", type=float, default=1e-3, help="Adam's learning rate (default 0.001)")
+    p.add_argument("--l2-penalty", type=float, default=1e-4,
+                   help="the L2 penalty on the weights, scikit-learn's alpha (default 0.0001)")
     p.add_argument("--score-weight", type=float, default=0.0,
                    help="the target's share of the search's score, the rest the result (default 0)")
     p.add_argument("--max-rows", type=int, help="read at most this many positions")

@@ -419,12 +419,14 @@ def _gunzip(fh, path):
                 raise RecordError(f"{path} is not a gzip records file ({err})") from None
             if out:
                 yield out
-            if decoder.unconsumed_tail:
-                data = decoder.unconsumed_tail
-                continue
+            # End of a member first: when it ends just as the output limit is reached, the
+            # decoder keeps a stale unconsumed_tail, which an ended decoder never consumes.
             if decoder.eof:  # a member ended: the next one starts in its unused data
                 data = decoder.unused_data
                 decoder = zlib.decompressobj(wbits=31)
+                continue
+            if decoder.unconsumed_tail:
+                data = decoder.unconsumed_tail
                 continue
             data = b""
 

@@ -1,14 +1,19 @@
-"""Train a value network (`ludo_flow.network`) on self-play shards, with numpy alone.
+"""Train a value network (`ludo_flow.network`) on self-play shards with scikit-learn.
 
+    pip install "ludo_flow[learn]"                 # scikit-learn, the `learn` extra
     ludo-flow train flow --data data/ --out net.npz --hidden 64 --epochs 8
-    alphabeta:eval=net:net.npz      # the searches read it (docs/learning.md)
+    alphabeta:eval=net:net.npz                     # the searches read it (docs/learning.md)
 
-The network maps a position's observation planes to White's expected result in (-1, 1):
-one hidden ReLU layer, a tanh output, trained by Adam on the mean squared error to the
-target (the game's final result from White's side, optionally blended with the search's
-score: `score_weight`). Every tenth game (game id % 10 == 0) is held out: the report gives
-its error next to the error of always answering the mean, so a network that learned nothing
-shows.
+The network maps a position's observation planes to White's expected result: scikit-learn's
+`MLPRegressor` with one hidden ReLU layer and its linear (identity) output, fitted by Adam on
+the squared error to the target (the game's final result from White's side, optionally blended
+with the search's score: `score_weight`); `ludo_flow.network` evaluates the same function in
+numba, clipped strictly inside (-1, 1). Every tenth game (game id % 10 == 0) is held out: the
+report gives its error next to the error of always answering the mean, so a network that
+learned nothing shows.
+
+scikit-learn is imported here only, when a training starts: the engine (`ludo_flow`) and the
+searches that read a weight file need numpy and numba alone.
 """
 from typing import NamedTuple
 
@@ -73,53 +78,48 @@ def load_dataset(folders, game, score_weight=0.0, max_rows=None):
     return Dataset(x, np.concatenate(ys)[:max_rows], np.concatenate(ids)[:max_rows])
 
 
-class Adam:
-    """Adam over a list of float64 arrays, updated in place."""
-
-    def __init__(self, params, lr, beta1=0.9, beta2=0.999, eps=1e-8):
-        self.params = params
-        self.lr, self.beta1, self.beta2, self.eps = lr, beta1, beta2, eps
-        self.m = [np.zeros_like(p) for p in params]
-        self.v = [np.zeros_like(p) for p in params]
-        self.t = 0
-
-    def step(self, grads):
-        """Apply one update with `grads` (arrays shaped as the parameters)."""
-        self.t += 1
-        c1 = 1.0 - self.beta1 ** self.t
-        c2 = 1.0 - self.beta2 ** self.t
-        for p, g, m, v in zip(self.params, grads, self.m, self.v):
-            m *= self.beta1
-            m += (1.0 - self.beta1) * g
-            v *= self.beta2
-            v += (1.0 - self.beta2) * g * g
-            p -= self.lr * (m / c1) / (np.sqrt(v / c2) + self.eps)
+def require_scikit_learn():
+    """Return scikit-learn's `MLPRegressor` class (TrainError naming the extra to install if
+    scikit-learn is missing)."""
+    try:
+        from sklearn.neural_network import MLPRegressor
+    except ImportError:
+        raise TrainError('train: needs scikit-learn, the `learn` extra: pip install "ludo_flow[learn]"') from None
+    return MLPRegressor
 
 
-def _forward(params, x):
-    """Return (pre-activation hidden, hidden, output) of a batch (float64)."""
-    w1, b1, w2, b2 = params
-    pre = x @ w1 + b1
-    h = np.maximum(pre, 0.0)
-    return pre, h, np.tanh(h @ w2 + b2[0])
-
-
-def mse(params, x, y, batch=8192):
-    """Return the mean squared error of the network on (x, y)."""
-    total = 0.0
+def predict(model, x, batch=8192):
+    """Return the fitted `model`'s values of the rows of `x` (float64 (N,)), clipped as the
+    search reads them (`network.VALUE_BOUND`)."""
+    out = np.empty(len(x), dtype=np.float64)
     for i in range(0, len(x), batch):
-        out = _forward(params, x[i:i + batch].astype(np.float64))[2]
-        total += float(np.sum((out - y[i:i + batch]) ** 2))
-    return total / max(len(x), 1)
+        out[i:i + batch] = model.predict(x[i:i + batch]).reshape(-1)
+    return np.clip(out, -network.VALUE_BOUND, network.VALUE_BOUND)
+
+
+def mse(model, x, y):
+    """Return the mean squared error of the fitted `model` on (x, y), its values clipped as the
+    search reads them (nan without rows)."""
+    if len(x) == 0:
+        return float("nan")
+    return float(np.mean((predict(model, x) - y) ** 2))
 
 
 class TrainReport(NamedTuple):
-    """What `train` returns: the weights (float32) and the figures of the fit."""
+    """What `train` returns: the weights (float32, as `network.save_net` writes them), the fitted
+    model and the figures of the fit."""
 
     w1: np.ndarray
+    """float32 (inputs, hidden): the first layer (the model's coefs_[0])."""
     b1: np.ndarray
+    """float32 (hidden,): its bias (intercepts_[0])."""
     w2: np.ndarray
+    """float32 (hidden,): the output's weights (coefs_[1])."""
     b2: np.ndarray
+    """float32 (1,): the output's bias (intercepts_[1])."""
+    model: object
+    """The fitted `sklearn.neural_network.MLPRegressor`: network.value(state) equals
+    np.clip(model.predict(observation), -VALUE_BOUND, VALUE_BOUND)."""
     train_rows: int
     held_out_rows: int
     train_mse: float
@@ -127,48 +127,47 @@ class TrainReport(NamedTuple):
     held_out_baseline_mse: float
     """The held-out error of always answering the training targets' mean."""
     epochs: list
-    """Per epoch: {"epoch", "train_mse", "held_out_mse"}."""
+    """Per epoch: {"epoch", "training_loss" (scikit-learn's: half the squared error plus the
+    L2 penalty, over the epoch's batches), "held_out_mse"}."""
 
 
-def train(data, hidden=64, epochs=8, batch_size=256, lr=1e-3, weight_decay=1e-5, seed=0,
-          log=None):
-    """Fit a network to `data` (a `Dataset`); return a `TrainReport`. `log(line)` is told each epoch."""
+def train(data, hidden=64, epochs=8, batch_size=256, lr=1e-3, l2_penalty=1e-4, seed=0, log=None):
+    """Fit a value network to `data` (a `Dataset`) and return a `TrainReport`.
+
+    scikit-learn's `MLPRegressor(hidden_layer_sizes=(hidden,), activation="relu",
+    solver="adam")` with `learning_rate_init=lr`, `alpha=l2_penalty` and `random_state=seed`
+    (the initial weights and the order of the rows), one `partial_fit` pass per epoch over the
+    training rows in batches of `batch_size`. No early stopping: the held-out games are the
+    report's, and scikit-learn's own validation split would take rows of the training games.
+    `log(line)` is told each epoch. The rows stay float32 (the model's weights are float32, as
+    the file stores them). Raises TrainError on bad settings or without scikit-learn."""
     if not 1 <= hidden <= network.MAX_HIDDEN:
         raise TrainError(f"train: hidden must be in 1..{network.MAX_HIDDEN}, got {hidden}")
-    if epochs < 1 or batch_size < 1 or not lr > 0:
-        raise TrainError("train: epochs, batch size and learning rate must be positive")
+    if epochs < 1 or batch_size < 1 or not lr > 0 or not l2_penalty >= 0:
+        raise TrainError("train: epochs, batch size and learning rate must be positive, the L2 "
+                         "penalty not negative")
+    regressor = require_scikit_learn()
     held = data.game % HELD_OUT_EVERY == 0
-    x_train, y_train = data.x[~held], data.y[~held]
+    x_train = np.ascontiguousarray(data.x[~held], dtype=np.float32)
+    y_train = np.asarray(data.y[~held], dtype=np.float32)
     x_held, y_held = data.x[held], data.y[held]
     if len(x_train) == 0:
         raise TrainError("train: no training rows (every game held out)")
-    rng = np.random.default_rng(seed)
-    inputs = data.x.shape[1]
-    params = [rng.normal(0.0, np.sqrt(2.0 / inputs), (inputs, hidden)), np.zeros(hidden),
-              rng.normal(0.0, np.sqrt(1.0 / hidden), hidden), np.zeros(1)]
-    adam = Adam(params, lr)
+    model = regressor(hidden_layer_sizes=(hidden,), activation="relu", solver="adam",
+                      learning_rate_init=lr, alpha=l2_penalty,
+                      batch_size=min(batch_size, len(x_train)),
+                      shuffle=True, random_state=seed)
     history = []
     for epoch in range(epochs):
-        order = rng.permutation(len(x_train))
-        for i in range(0, len(order), batch_size):
-            idx = order[i:i + batch_size]
-            x = x_train[idx].astype(np.float64)
-            y = y_train[idx]
-            pre, h, out = _forward(params, x)
-            # d(mean squared error)/d(output before tanh)
-            d_out = 2.0 * (out - y) * (1.0 - out * out) / len(idx)
-            w1, b1, w2, b2 = params
-            d_h = np.outer(d_out, w2) * (pre > 0.0)
-            grads = [x.T @ d_h + weight_decay * w1, d_h.sum(axis=0), h.T @ d_out + weight_decay * w2,
-                     np.array([d_out.sum()])]
-            adam.step(grads)
-        row = {"epoch": epoch + 1, "train_mse": mse(params, x_train, y_train),
-               "held_out_mse": mse(params, x_held, y_held) if len(x_held) else float("nan")}
+        model.partial_fit(x_train, y_train)
+        row = {"epoch": epoch + 1, "training_loss": float(model.loss_),
+               "held_out_mse": mse(model, x_held, y_held)}
         history.append(row)
         if log is not None:
-            log(f"epoch {row['epoch']}: train mse {row['train_mse']:.4f}, held-out mse "
+            log(f"epoch {row['epoch']}: training loss {row['training_loss']:.4f}, held-out mse "
                 f"{row['held_out_mse']:.4f}")
     baseline = float(np.mean((y_held - y_train.mean()) ** 2)) if len(x_held) else float("nan")
-    w1, b1, w2, b2 = (p.astype(np.float32) for p in params)
-    return TrainReport(w1, b1, w2, b2, len(x_train), len(x_held), history[-1]["train_mse"],
-                       history[-1]["held_out_mse"], baseline, history)
+    w1, w2 = (np.asarray(c, dtype=np.float32) for c in model.coefs_)
+    b1, b2 = (np.asarray(b, dtype=np.float32) for b in model.intercepts_)
+    return TrainReport(w1, b1, w2.reshape(-1), b2.reshape(1), model, len(x_train), len(x_held),
+                       mse(model, x_train, y_train), history[-1]["held_out_mse"], baseline, history)

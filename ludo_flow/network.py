@@ -1,14 +1,15 @@
 """A learned value network as a search's evaluation (`eval=net:FILE`).
 
 The network is a small multilayer perceptron over a game's observation planes (docs/adapters.md):
-`inputs` = the observation's size, one hidden layer of `hidden` ReLU units, one output through
-tanh, White's view in (-1, 1) like the games' own evaluations:
+`inputs` = the observation's size, one hidden layer of `hidden` ReLU units, one linear output,
+White's view, like the games' own evaluations:
 
-    value = tanh(b2 + w2 . relu(b1 + observation.ravel() @ w1))
+    value = clip(b2 + w2 . relu(b1 + observation.ravel() @ w1), -VALUE_BOUND, VALUE_BOUND)
 
-clipped to +-VALUE_BOUND (a search reads +-1 as a won game). Its weights come from a plain
-`.npz` file (`save_net` / `load_net`; experiments/learned_eval trains one), read with
-`allow_pickle=False` and checked field by field.
+which is scikit-learn's `MLPRegressor.predict` (ReLU, identity output; `agents.train` fits it)
+clipped strictly inside (-1, 1), since a search reads +-1 as a won game. Its weights come from a
+plain `.npz` file (`save_net` / `load_net`), read with `allow_pickle=False` and checked field by
+field.
 
 Inside a search the network is a `Net` bundle of arrays, passed to the jitted search as an
 argument: the weights never become compile-time constants, so one compiled search serves every
@@ -28,7 +29,6 @@ import numpy as np
 from numba import njit
 
 from . import dispatch, registry
-from .bits import odd_tanh
 from .errors import LudoFlowError
 from .flow import kernels as flow
 from .specialize import game_jit
@@ -39,7 +39,9 @@ TOLKUCHKA = dispatch.TOLKUCHKA
 WHITE_WINS = dispatch.WHITE_WINS
 BLACK_WINS = dispatch.BLACK_WINS
 NET = dispatch.NET
-FORMAT = "ludo_flow value net 1"  # the file's `format` field
+# The file's `format` field. Format 1 put a tanh on the output; format 2's output is linear
+# (scikit-learn's MLPRegressor), so a format-1 file read as format 2 would score otherwise.
+FORMAT = "ludo_flow value net 2"
 MAX_HIDDEN = 4096
 VALUE_BOUND = 1.0 - 1e-9  # the network's value stays strictly inside (-1, 1)
 FIELDS = ("format", "game", "w1", "b1", "w2", "b2")
@@ -139,6 +141,11 @@ def load_arrays(path):
 
 def _check(arrays, name):
     """Return the game entry of the checked weight `arrays` (NetError naming the first problem)."""
+    fmt = arrays.get("format")
+    if fmt is not None and fmt.dtype.kind == "U" and fmt.shape == () and str(fmt) != FORMAT:
+        # first: a file of another format may have other fields
+        raise NetError(f"net file {name}: format {str(fmt)!r} is not {FORMAT!r} (a weight file of "
+                       f"another format: train it again with ludo-flow train)")
     for field in FIELDS:
         if field not in arrays:
             raise NetError(f"net file {name}: no array {field!r} (a value net has {', '.join(FIELDS)})")
@@ -146,8 +153,6 @@ def _check(arrays, name):
         a = arrays[field]
         if a.dtype.kind != "U" or a.shape != ():
             raise NetError(f"net file {name}: {field} must be a string, got {a.dtype} {a.shape}")
-    if str(arrays["format"]) != FORMAT:
-        raise NetError(f"net file {name}: format {str(arrays['format'])!r} is not {FORMAT!r}")
     if str(arrays["game"]) not in registry.BY_NAME:
         raise NetError(f"net file {name}: game {str(arrays['game'])!r} is not one of "
                        f"{', '.join(registry.BY_NAME)}")
@@ -197,7 +202,7 @@ def forward_numpy(w1, b1, w2, b2, observations):
     x = np.asarray(observations, dtype=np.float64).reshape(len(observations), -1)
     h = np.maximum(x @ np.asarray(w1, np.float64) + np.asarray(b1, np.float64), 0.0)
     out = h @ np.asarray(w2, np.float64) + np.float64(np.asarray(b2).reshape(-1)[0])
-    return np.clip(np.tanh(out), -VALUE_BOUND, VALUE_BOUND)
+    return np.clip(out, -VALUE_BOUND, VALUE_BOUND)
 
 
 @njit(cache=True)
@@ -237,7 +242,7 @@ def forward(net):
         h = hidden[j]
         if h > 0.0:
             out += h * w2[j]
-    return min(max(odd_tanh(out), -VALUE_BOUND), VALUE_BOUND)
+    return min(max(out, -VALUE_BOUND), VALUE_BOUND)
 
 
 @game_jit()

@@ -130,3 +130,26 @@ def test_the_parameter_count_sees_every_kind_of_parameter(tmp_path):
                       "class K:\n    def m(self, x): pass\n"
                       "g = lambda p, q: p\n")
     assert sorted(parameter_counts(source)) == [(1, 3, "m"), (2, 4, "<lambda>"), (5, 1, "f")]
+
+
+def module_level_imports(path):
+    """Return the module names a source file imports outside any function or class."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    found = []
+    for node in tree.body:
+        if isinstance(node, ast.Import):
+            found += [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and not node.level:
+            found.append(node.module)
+    return found
+
+
+def test_scikit_learn_is_imported_by_the_trainer_only_and_lazily():
+    # the `learn` extra is optional: the engine and every other module must import without it
+    def is_sklearn(name):
+        return name == "sklearn" or name.startswith("sklearn.")
+
+    users = sorted(str(path.relative_to(REPO)) for package in PACKAGES for path in sources(package)
+                   if any(is_sklearn(name) for name in imported_names(path)))
+    assert users == ["agents/train.py"]
+    assert not any(is_sklearn(name) for name in module_level_imports(REPO / "agents" / "train.py"))

@@ -6,7 +6,8 @@
 1. selfplay: `alphabeta:depth=3` (the texel evaluation) plays GAMES games of Flow's `fountain`
    variant against itself (`ludo-flow selfplay`, 4 random opening plies) into data/ (not kept
    in git: it is remade in about five minutes).
-2. train: `ludo-flow train` fits the value network (HIDDEN ReLU units) and writes net.npz.
+2. train: `ludo-flow train` fits the value network (scikit-learn's MLPRegressor, HIDDEN ReLU
+   units; the `learn` extra) and writes net.npz.
 3. speed: the cost of one evaluation (the network against evaluate_tuned, in a jitted loop over
    positions of self-play games) and the nodes/s and simulations/s the searches keep with it.
 4. sprt: alpha-beta with eval=net:net.npz against eval=texel at equal time per move
@@ -38,7 +39,10 @@ HIDDEN = 64
 EPOCHS = 6
 DATA = os.path.join(HERE, "data")
 NET = os.path.join(HERE, "net.npz")
-NET_PATH = os.path.relpath(NET, ROOT)  # as the specs name it: the script runs in ROOT
+# as the commands and specs name them (the script runs in ROOT): the reports kept in
+# results.json and results.md then hold no path of this machine
+DATA_PATH = os.path.relpath(DATA, ROOT)
+NET_PATH = os.path.relpath(NET, ROOT)
 RESULTS = os.path.join(HERE, "results.json")
 MOVE_TIME = 0.05  # seconds a move, both sides
 SPRT = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
@@ -76,7 +80,7 @@ def save_results(results, key):
 def step_selfplay(results, workers):
     began = time.time()
     line = cli("selfplay", GAME, "--variant", VARIANT, "--agent", SELFPLAY_AGENT, "--games", GAMES,
-               "--out", DATA, "--workers", workers, "--seed", 3, "--quiet",
+               "--out", DATA_PATH, "--workers", workers, "--seed", 3, "--quiet",
                *(["--resume"] if os.path.exists(os.path.join(DATA, "selfplay.json")) else []))
     results["selfplay"] = {"agent": SELFPLAY_AGENT, "games": GAMES, "variant": VARIANT,
                            "workers": workers, "report": line, "seconds": time.time() - began}
@@ -84,9 +88,15 @@ def step_selfplay(results, workers):
 
 def step_train(results):
     began = time.time()
-    line = cli("train", GAME, "--data", DATA, "--out", NET, "--hidden", HIDDEN, "--epochs", EPOCHS,
-               "--quiet")
-    results["train"] = {"hidden": HIDDEN, "epochs": EPOCHS, "report": line,
+    done = subprocess.run([sys.executable, "-m", "agents.cli", "train", GAME, "--data", DATA_PATH,
+                           "--out", NET_PATH, "--hidden", str(HIDDEN), "--epochs", str(EPOCHS)],
+                          cwd=ROOT, capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        raise SystemExit(done.stderr.strip())
+    results["train"] = {"hidden": HIDDEN, "epochs": EPOCHS, "trainer": "scikit-learn MLPRegressor",
+                        "report": done.stdout.strip().splitlines()[-1],
+                        "epochs_log": [line for line in done.stderr.splitlines()
+                                       if line.startswith("epoch ")],
                         "seconds": time.time() - began}
 
 
@@ -228,7 +238,8 @@ def main():
     args = parser.parse_args()
     os.chdir(ROOT)  # the specs name the network's file relative to the repository
     results = load_results()
-    results["code"] = code_version()
+    # the commit, not the folder it ran in (a path of this machine)
+    results["code"] = {k: v for k, v in code_version().items() if k != "path"}
     steps = (("selfplay", "train", "speed", "sprt", "sprt_depth") if args.step == "all"
              else (args.step,))
     for step in steps:

@@ -1,7 +1,8 @@
 """The learned evaluation (`ludo_flow.network`, `eval=net:FILE`) and its trainer (`agents.train`):
-the jitted forward pass equals numpy's on real positions of both games, the searches run with
-it and repeat themselves for a seed, bad weight files are refused with one line, and training
-lowers the error."""
+the jitted forward pass equals numpy's and scikit-learn's prediction on real positions of both
+games, the searches run with it and repeat themselves for a seed, bad weight files are refused
+with one line, training lowers the error, and without scikit-learn training says which extra
+to install."""
 import subprocess
 import sys
 from pathlib import Path
@@ -11,7 +12,8 @@ import pytest
 
 import ludo_flow
 from agents import AgentError, make_agent
-from agents.train import Dataset, load_dataset, targets, train
+from agents import cli
+from agents.train import Dataset, TrainError, load_dataset, targets, train
 from ludo_flow import dispatch, network
 
 from clitext import messages
@@ -127,6 +129,8 @@ def _fields(**changes):
     (_fields(w2=np.array([1, np.nan, 0, 0], dtype=np.float32)), "w2 holds a value that is not finite"),
     (_fields(game=np.array("chess")), "game 'chess' is not one of flow, tolkuchka"),
     (_fields(format=np.array("other")), "format 'other' is not"),
+    (_fields(format=np.array("ludo_flow value net 1")),
+     "format 'ludo_flow value net 1' is not 'ludo_flow value net 2' .*train it again"),
     (_fields(game=np.array([1, 2])), "game must be a string"),
 ])
 def test_bad_weight_files_are_refused_naming_the_problem(tmp_path, arrays, problem):
@@ -172,15 +176,54 @@ def test_training_learns_a_signal_and_writes_a_file_the_search_reads(tmp_path):
     rng = np.random.default_rng(1)
     x = (rng.random((3000, 768)) < 0.05).astype(np.float32)
     y = np.tanh(x[:, :64].sum(axis=1) - x[:, 128:192].sum(axis=1))  # pieces on two planes
-    report = train(Dataset(x, y, np.arange(3000)), hidden=8, epochs=6, lr=3e-3)
+    lines = []
+    report = train(Dataset(x, y, np.arange(3000)), hidden=8, epochs=6, lr=3e-3, log=lines.append)
     assert report.held_out_rows == 300 and report.train_rows == 2700
     assert report.held_out_mse < 0.5 * report.held_out_baseline_mse
+    assert len(report.epochs) == len(lines) == 6 and "held-out mse" in lines[-1]
     path = network.save_net(tmp_path / "fit.npz", "flow", report.w1, report.b1, report.w2, report.b2)
     loaded = network.load_net(path)
-    np.testing.assert_allclose(
+    np.testing.assert_allclose(  # the file's network is the model's, a linear output clipped
         network.forward_numpy(loaded.w1, loaded.b1, loaded.w2, loaded.b2, x[:50].reshape(50, 12, 8, 8)),
-        np.tanh(np.maximum(x[:50] @ report.w1.astype(float) + report.b1, 0) @ report.w2 + report.b2[0]),
-        atol=1e-9)
+        np.clip(report.model.predict(x[:50].astype(np.float64)), -network.VALUE_BOUND,
+                network.VALUE_BOUND), rtol=0, atol=1e-9)
+    # the same seed fits the same network
+    again = train(Dataset(x, y, np.arange(3000)), hidden=8, epochs=6, lr=3e-3)
+    assert np.array_equal(again.w1, report.w1) and np.array_equal(again.b2, report.b2)
+
+
+@pytest.mark.parametrize("game,variant", [("flow", "fountain"), ("tolkuchka", None)])
+def test_the_searchs_value_is_scikit_learns_prediction_clipped(tmp_path, game, variant):
+    states = positions(game, variant)
+    observations = np.stack([s.observation() for s in states])
+    x = observations.reshape(len(states), -1)
+    # a target the planes carry: the first plane's pieces against the second's
+    y = np.tanh(0.3 * (observations[:, 0].sum(axis=(1, 2)) - observations[:, 1].sum(axis=(1, 2))))
+    report = train(Dataset(x, y, np.arange(len(x))), hidden=16, epochs=4, lr=3e-3, seed=2)
+    loaded = network.load_net(network.save_net(tmp_path / "net.npz", game, report.w1, report.b1,
+                                               report.w2, report.b2))
+    gid = states[0].game.game_id
+    got = np.array([network.value(gid, s.array, loaded.net) for s in states])
+    assert np.std(got) > 0.01 and np.all(np.abs(got) < 1.0)
+    bound = network.VALUE_BOUND
+    # float64 rows: predict computes in float64 as the search does, to rounding
+    np.testing.assert_allclose(got, np.clip(report.model.predict(x.astype(np.float64)), -bound, bound),
+                               rtol=0, atol=1e-9)
+    # the float32 rows it was fitted on: predict computes in float32
+    np.testing.assert_allclose(got, np.clip(report.model.predict(x), -bound, bound), rtol=0, atol=1e-5)
+
+
+def test_without_scikit_learn_training_names_the_extra_in_one_line(tmp_path, monkeypatch, capsys):
+    for name in ("sklearn", "sklearn.neural_network"):
+        monkeypatch.setitem(sys.modules, name, None)  # `import sklearn` raises ImportError
+    rng = np.random.default_rng(0)
+    with pytest.raises(TrainError, match=r'pip install "ludo_flow\[learn\]"'):
+        train(Dataset(rng.random((20, 768)).astype(np.float32), np.zeros(20), np.arange(20)))
+    status = cli.main(["train", "flow", "--data", str(tmp_path), "--out", str(tmp_path / "net.npz")])
+    err = capsys.readouterr().err
+    assert status == 2 and len(messages(err)) == 1, err
+    assert 'scikit-learn' in err and 'pip install "ludo_flow[learn]"' in err and "Traceback" not in err
+    assert not (tmp_path / "net.npz").exists()
 
 
 def test_the_dataset_reads_self_play_shards(tmp_path):

@@ -97,3 +97,36 @@ def test_a_file_that_is_not_gzip_is_refused_in_one_line(tmp_path, capsys):
     path.write_text("".join(LINES[:3]))
     assert main(["ratings", str(path)]) == 2
     assert "not a gzip records file" in capsys.readouterr().err
+
+
+def test_a_gzip_member_that_ends_at_the_read_limit_is_read_through(tmp_path):
+    # A member whose text is two read chunks (2 x 64 KiB) of these lines ends just as the
+    # decoder's output limit is reached (zlib leaves a stale unconsumed tail there): the
+    # reader must go on with the next member, not retry the ended one forever.
+    import random
+    import threading
+    import zlib
+
+    from agents.records import iter_lines
+
+    rng = random.Random(0)
+    text = b""
+    while len(text) < 2 << 16:
+        moves = ",".join(str(rng.randrange(4000)) for _ in range(30))
+        text += f'{{"moves": [{moves}]}}\n'.encode()
+    text = text[:2 << 16]
+    second = b'{"moves": []}\n' * 10
+
+    def member(data):
+        z = zlib.compressobj(6, zlib.DEFLATED, 31)
+        return z.compress(data) + z.flush()
+
+    path = tmp_path / "two-members.jsonl.gz"
+    path.write_bytes(member(text) + member(second))
+    lines = []
+    reader = threading.Thread(target=lambda: lines.extend(line for _, line in iter_lines(path)),
+                              daemon=True)
+    reader.start()
+    reader.join(30)
+    assert not reader.is_alive(), "the reader spins on the first member's end"
+    assert b"".join(lines) == text + second
