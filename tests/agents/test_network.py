@@ -78,6 +78,7 @@ def test_child_outcome_with_the_network_is_apply_then_result_and_value(tmp_path)
     assert checked > 50
 
 
+@pytest.mark.slow  # compiles both searches for the network: outside the fast lane
 @pytest.mark.parametrize("spec", ["alphabeta:depth=3", "mcts:simulations=300,seed=5"])
 def test_a_search_with_the_network_runs_and_repeats_for_a_seed(tmp_path, spec):
     path = weight_file(tmp_path)
