@@ -6,9 +6,11 @@ import sys
 from pathlib import Path
 
 import nbformat
-from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from make_tour import notebook_of
+
 NOTEBOOK = HERE / "learning.ipynb"
 
 CELLS = [
@@ -93,13 +95,7 @@ shutil.rmtree(workdir)"""),
 
 def build():
     """Return the notebook as a notebook node, outputs empty."""
-    cells = [new_markdown_cell(text) if kind == "md" else new_code_cell(text) for kind, text in CELLS]
-    nb = new_notebook(cells=cells)
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.metadata["language_info"] = {"name": "python"}
-    for i, cell in enumerate(nb.cells):
-        cell["id"] = f"cell-{i:02d}"   # stable ids, so unchanged cells write an unchanged file
-    return nb
+    return notebook_of(CELLS)
 
 
 def text():

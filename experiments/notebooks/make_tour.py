@@ -153,15 +153,21 @@ shutil.rmtree(workdir)"""),
 ]
 
 
-def build():
-    """Return the tour as a notebook node, outputs empty."""
-    cells = [new_markdown_cell(text) if kind == "md" else new_code_cell(text) for kind, text in CELLS]
-    nb = new_notebook(cells=cells)
+def notebook_of(cells):
+    """Return the notebook of `cells` ((kind "md" or "code", source) pairs), outputs empty (the
+    other notebooks' generators use it too)."""
+    nb = new_notebook(cells=[new_markdown_cell(source) if kind == "md" else new_code_cell(source)
+                             for kind, source in cells])
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
     nb.metadata["language_info"] = {"name": "python"}
     for i, cell in enumerate(nb.cells):
-        cell["id"] = f"cell-{i:02d}"   # stable ids, so an unchanged tour writes an unchanged file
+        cell["id"] = f"cell-{i:02d}"   # stable ids, so unchanged cells write an unchanged file
     return nb
+
+
+def build():
+    """Return the tour as a notebook node, outputs empty."""
+    return notebook_of(CELLS)
 
 
 def text():
