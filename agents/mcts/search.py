@@ -68,8 +68,9 @@ class Work(NamedTuple):
     """int64 [L]: the nodes of the current selection path, root first; a path of L plies
     stops the search (STOP_PATH; the agent's is MAX_PATH)."""
     net: network.Net
-    """The value network of eval=net:FILE (weights and its scratch); for the other evaluations
-    an empty one, never read (`network.no_net`)."""
+    """The value network of eval=net:FILE (weights and its scratch); None for the other
+    evaluations, so their search holds none of the network's arrays: an unread empty `Net`
+    here cost their reference counts in every simulation and child, 5-7 % of MCTS's speed."""
 
 
 @game_jit()
@@ -339,7 +340,8 @@ def _simulate(game, tree, settings, evaluation, plays_out, sim_limit, deadline, 
     benchmarks/bench_versions.py, --rows mcts --scale 0.25 --rounds 15)."""
     # Unowned views (ludo_flow.memory): the caller owns the arrays for the whole call.
     tree = unowned_tree(tree)
-    work = Work(unowned(work.scratch), unowned(work.buf), unowned(work.path), work.net)
+    work = Work(unowned(work.scratch), unowned(work.buf), unowned(work.path),
+                network.unowned_net(work.net))
     path = work.path
     ctl = tree.ctl
     # UCT scans every child at every level: tables of 1/n and 1/sqrt(n) spare a division and
