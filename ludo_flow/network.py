@@ -31,8 +31,8 @@ from numba.extending import overload
 from . import dispatch, registry
 from .bits import odd_tanh
 from .errors import LudoFlowError
-from .memory import unowned
 from .flow import kernels as flow
+from .memory import unowned
 from .specialize import game_jit
 from .tolkuchka import kernels as tolkuchka
 
