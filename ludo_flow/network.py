@@ -25,14 +25,12 @@ import os
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit, types
-from numba.extending import overload
+from numba import njit
 
 from . import dispatch, registry
 from .bits import odd_tanh
 from .errors import LudoFlowError
 from .flow import kernels as flow
-from .memory import unowned
 from .specialize import game_jit
 from .tolkuchka import kernels as tolkuchka
 
@@ -200,21 +198,6 @@ def forward_numpy(w1, b1, w2, b2, observations):
     h = np.maximum(x @ np.asarray(w1, np.float64) + np.asarray(b1, np.float64), 0.0)
     out = h @ np.asarray(w2, np.float64) + np.float64(np.asarray(b2).reshape(-1)[0])
     return np.clip(np.tanh(out), -VALUE_BOUND, VALUE_BOUND)
-
-
-def unowned_net(net):
-    """Return `net` with unowned views of its arrays (`memory.unowned`: the caller keeps the
-    real ones alive), or None for None (a search by a game's own evaluation). Jitted only."""
-    raise NotImplementedError("unowned_net is for jitted code")
-
-
-@overload(unowned_net, inline="always")
-def _unowned_net(net):
-    if isinstance(net, types.NoneType):
-        return lambda net: None
-    return lambda net: Net(unowned(net.w1), unowned(net.b1), unowned(net.w2), unowned(net.b2),
-                           unowned(net.plane_sums), unowned(net.observation), unowned(net.flat),
-                           unowned(net.hidden))
 
 
 @njit(cache=True)

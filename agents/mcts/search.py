@@ -340,8 +340,7 @@ def _simulate(game, tree, settings, evaluation, plays_out, sim_limit, deadline, 
     benchmarks/bench_versions.py, --rows mcts --scale 0.25 --rounds 15)."""
     # Unowned views (ludo_flow.memory): the caller owns the arrays for the whole call.
     tree = unowned_tree(tree)
-    work = Work(unowned(work.scratch), unowned(work.buf), unowned(work.path),
-                network.unowned_net(work.net))
+    work = Work(unowned(work.scratch), unowned(work.buf), unowned(work.path), work.net)
     path = work.path
     ctl = tree.ctl
     # UCT scans every child at every level: tables of 1/n and 1/sqrt(n) spare a division and
