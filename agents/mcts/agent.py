@@ -190,8 +190,10 @@ class MCTSAgent(BaseAgent):
         return self._tree
 
     def _work(self, game_id):
-        """Return the search's `Work` bundle: the work arrays and the network (eval=net)."""
-        return Work(self._scratch, self._buf, self._path, net_for("mcts", self._net_file, game_id))
+        """Return the search's `Work` bundle: the work arrays and the network (eval=net; None
+        for the games' own evaluations, whose search then has no network at all)."""
+        net = None if self._net_file is None else net_for("mcts", self._net_file, game_id)
+        return Work(self._scratch, self._buf, self._path, net)
 
     def _grow_tree(self):
         """Double the full tree, up to `memory_cap()` nodes; return False if it cannot grow (at
