@@ -5,11 +5,9 @@ runs it headless (tests/arena/test_notebook.py) and checks the file is what this
 import sys
 from pathlib import Path
 
-import nbformat
-
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from make_tour import notebook_of
+from make_tour import notebook_of, write
 
 NOTEBOOK = HERE / "learning.ipynb"
 
@@ -98,11 +96,5 @@ def build():
     return notebook_of(CELLS)
 
 
-def text():
-    """Return the notebook file's text."""
-    return nbformat.writes(build()) + "\n"
-
-
 if __name__ == "__main__":
-    NOTEBOOK.write_text(text())
-    print(f"wrote {NOTEBOOK}", file=sys.stderr)
+    write(NOTEBOOK, build())

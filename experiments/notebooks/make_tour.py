@@ -170,11 +170,11 @@ def build():
     return notebook_of(CELLS)
 
 
-def text():
-    """Return the notebook file's text."""
-    return nbformat.writes(build()) + "\n"
+def write(path, notebook):
+    """Write `notebook` to `path` as the committed file holds it."""
+    path.write_text(nbformat.writes(notebook) + "\n")
+    print(f"wrote {path}", file=sys.stderr)
 
 
 if __name__ == "__main__":
-    NOTEBOOK.write_text(text())
-    print(f"wrote {NOTEBOOK}", file=sys.stderr)
+    write(NOTEBOOK, build())
