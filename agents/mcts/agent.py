@@ -28,6 +28,10 @@ POLICIES = ("informed", "uct")
 INFORMED_C, UCT_C = 0.3, 1.0
 UCT_FIXED = ("cutoff", "minimax", "priors", "expand", "solver", "draw_eval", "eval",
              "turn_order")  # what policy=uct sets itself
+GROWN, FULL, LATE = range(3)  # what `_grow_tree` did
+# A doubling's time per node of the new tree until this agent has timed one (1 to 4 million nodes
+# took 15-25 ns a node on a quiet machine, up to 85 under load).
+GROW_SECONDS_PER_NODE = 50e-9
 
 
 class MCTSAgent(BaseAgent):
@@ -124,6 +128,7 @@ class MCTSAgent(BaseAgent):
                 raise AgentError(f"mcts: policy=uct fixes {', '.join(UCT_FIXED)} (plain UCT); "
                                  f"drop {given[0]}= or use policy=informed")
         self._net_file = load_evaluation("mcts", self.options["eval"])
+        self._grow_seconds_per_node = None  # the slowest doubling timed so far, per node
 
     def exploration(self):
         """Return the UCT exploration constant: the `c` setting, else the policy's default."""
@@ -195,18 +200,27 @@ class MCTSAgent(BaseAgent):
         net = None if self._net_file is None else net_for("mcts", self._net_file, game_id)
         return Work(self._scratch, self._buf, self._path, net)
 
-    def _grow_tree(self):
-        """Double the full tree, up to `memory_cap()` nodes; return False if it cannot grow (at
-        the cap, or too little free memory)."""
+    def _grow_tree(self, deadline):
+        """Double the full tree, up to `memory_cap()` nodes. Return GROWN, FULL (at the cap, or
+        too little free memory) or LATE: growing would end after `deadline`, judged by the
+        slowest growth this agent has seen per node (copying and first touching a few million
+        nodes takes 0.03-0.35 s, which overran a 0.6 s move by half its time)."""
         tree = self._tree
         cap = self.memory_cap(tree.pool.shape[1])
         if tree.max_nodes >= cap:
-            return False
+            return FULL
+        size = min(cap, 2 * tree.max_nodes)
+        start = time.perf_counter()
+        per_node = self._grow_seconds_per_node
+        if start + (GROW_SECONDS_PER_NODE if per_node is None else per_node) * size >= deadline:
+            return LATE
         try:
-            self._tree = grown(tree, min(cap, 2 * tree.max_nodes))
+            self._tree = grown(tree, size)
         except MemoryError:
-            return False
-        return True
+            return FULL
+        timed = (time.perf_counter() - start) / size
+        self._grow_seconds_per_node = timed if per_node is None else max(per_node, timed)
+        return GROWN
 
     def _stats(self, simulations, elapsed, **found):
         """Return a `last_stats` dict (every key of STATS_KEYS, in order): `found` gives the
@@ -310,10 +324,10 @@ class MCTSAgent(BaseAgent):
                     break
                 if stop != STOP_MEMORY or ctl[INTERRUPTED]:
                     break
-                if time.perf_counter() >= deadline:  # full as time ran out: growing it
-                    stop = STOP_TIME  # would only overrun the move's time
-                    break
-                if not self._grow_tree():
+                growth = self._grow_tree(deadline)
+                if growth == LATE:  # full as time runs out: growing it would overrun the move
+                    stop = STOP_TIME
+                if growth != GROWN:
                     break
                 tree = self._tree  # the same tree (and ctl) in bigger arrays: search on
             ctl[RUNNING] = 0

@@ -395,6 +395,32 @@ def test_mcts_tree_grows_when_full_and_searches_on_as_if_it_had_been_big(name, m
     assert stats1["stopped"] == "simulations"
 
 
+def test_mcts_does_not_grow_its_tree_when_growing_would_overrun_the_moves_time(monkeypatch):
+    # A doubling of a few million nodes took up to 0.35 s and overran a 0.6 s move by half its
+    # time. Here each doubling takes 0.25 s: the agent times the first and, with 0.5 s a move,
+    # does not start a second that would end after the move's time.
+    import time
+
+    import agents.mcts as mcts
+    from agents.mcts import agent as mcts_agent
+    game = ludo_flow.load_game("flow")
+    s = next(x for x in random_states(game, seed=3, count=40) if len(x.legal_actions()) > 3)
+    make_agent("mcts:simulations=50,seed=1", game).select_action(s)  # compiled before the clock
+    real_grown, doublings = mcts_agent.grown, []
+
+    def slow_grown(tree, size):
+        doublings.append(size)
+        time.sleep(0.25)
+        return real_grown(tree, size)
+
+    monkeypatch.setattr(mcts, "INITIAL_NODES", 1024)
+    monkeypatch.setattr(mcts_agent, "grown", slow_grown)
+    agent = make_agent("mcts:time=0.5,simulations=0,seed=1", game)
+    action = agent.select_action(s)
+    assert action in s.legal_actions() and agent.last_stats["stopped"] == "time"
+    assert doublings == [2048]  # the old rule grew again at 0.25 s
+
+
 def test_mcts_memory_default_fits_the_machine(monkeypatch):
     from agents import base
     from agents.mcts import INITIAL_NODES, MAX_DEFAULT_NODES, default_memory, tree_bytes
