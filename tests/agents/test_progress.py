@@ -101,12 +101,14 @@ def test_mcts_reports_by_slices_and_plays_the_same(position, monkeypatch):
 
 def test_mcts_with_a_time_budget_reports_and_ends_on_time():
     game, state = _position("flow", 2, 17)
+    make_agent("mcts:simulations=50,seed=1", game).select_action(state)  # compiled before the
+    # clock starts: from a fresh cache compiling alone took the whole 0.6 s (one report)
     reports = []
-    agent = make_agent("mcts:time=0.6,simulations=0,seed=1", game)
+    agent = make_agent("mcts:time=1.0,simulations=0,seed=1", game)
     action = agent.select_action(state, on_progress=reports.append)
     assert agent.last_stats["stopped"] == "time" and action in state.legal_actions()
-    assert len(reports) >= 2
-    assert all(r.elapsed < 0.6 for r in reports)
+    assert len(reports) >= 2  # slices of 0.15 s; a slice that grows the tree takes longer
+    assert all(r.elapsed < 1.0 for r in reports)
 
 
 def test_a_single_legal_action_is_not_reported_and_other_agents_do_not_report():
