@@ -149,9 +149,13 @@ def test_a_whole_game_against_random_by_clicks(browser, tmp_path):
         thread.join(5)
 
 
-def test_the_thinking_panel_shows_the_search_as_it_runs(browser, tmp_path):
+@pytest.mark.parametrize("agent, key, needed", [("mcts:time=1.5,simulations=0", "simulations", 3),
+                                                ("alphabeta:time=2,depth=64", "depth", 2)])
+def test_the_thinking_panel_shows_the_search_as_it_runs(browser, tmp_path, agent, key, needed):
+    # MCTS reports every slice of its search, alpha-beta every finished depth (its first depths
+    # end within one poll of the page, so fewer distinct values are seen)
     game = ludo_flow.load_game("flow", "fountain", max_turns=12)
-    server = make_server(PlayConfig(game=game, agent="mcts:time=1.5,simulations=0",
+    server = make_server(PlayConfig(game=game, agent=agent,
                                     out=str(tmp_path / "played.jsonl"), port=0), quiet=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -160,36 +164,36 @@ def test_the_thinking_panel_shows_the_search_as_it_runs(browser, tmp_path):
         page = browser.new_page(viewport={"width": 1100, "height": 700})
         problems = watch(page, base)
         page.goto(base)
-        read = """() => { const v = window.lfvPlay && window.lfvPlay.view();
-          const cell = document.querySelector('.lfv-progress td[data-key="simulations"]');
+        read = """key => { const v = window.lfvPlay && window.lfvPlay.view();
+          const cell = document.querySelector('.lfv-progress td[data-key="' + key + '"]');
           const best = document.querySelector('.lfv-progress td[data-key="best"]');
           return {ready: !!v && !window.lfvPlay.busy(), over: !!v && v.over,
                   thinking: !!v && v.thinking !== null, human: !!v && v.to_move === v.human,
                   moves: v ? v.moves.length : 0, legal: v ? v.legal : [],
-                  simulations: cell ? Number(cell.textContent) : null, best: best ? best.textContent : null}; }"""
+                  figure: cell ? Number(cell.textContent) : null, best: best ? best.textContent : null}; }"""
         shown, shot, searched = [], tmp_path / "thinking.png", None
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
-            now = page.evaluate(read)
+            now = page.evaluate(read, key)
             if now["moves"] != searched:  # a move was played: a new search (or none) follows
-                if len(shown) >= 3:
+                if len(shown) >= needed:
                     break
                 shown, searched = [], now["moves"]
-            if now["thinking"] and now["simulations"] is not None:
-                if not shown or shown[-1] != now["simulations"]:
-                    shown.append(now["simulations"])
+            if now["thinking"] and now["figure"] is not None:
+                if not shown or shown[-1] != now["figure"]:
+                    shown.append(now["figure"])  # the figure under `key`
                     assert now["best"]
-                if len(shown) == 3:
+                if len(shown) == needed:
                     page.screenshot(path=str(shot))
             elif now["ready"] and now["human"] and not now["thinking"] and not now["over"]:
                 page.evaluate("w => window.lfvPlay.send(w)", now["legal"][0][0])
             if now["over"]:
                 break
             time.sleep(0.03)
-        assert len(shown) >= 3 and shown == sorted(shown), shown  # the numbers grew as it searched
+        assert len(shown) >= needed and shown == sorted(shown), shown  # the numbers grew as it searched
         page.wait_for_function("() => !window.lfvPlay.view().thinking")
         assert page.locator(".lfv-progress").is_hidden()  # the panel goes with the search
-        print(f"\nthinking panel: simulations shown {shown}; screenshot {shot}")
+        print(f"\nthinking panel of {agent}: {key} shown {shown}; screenshot {shot}")
         assert problems == []
         page.close()
     finally:
