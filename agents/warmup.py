@@ -79,6 +79,8 @@ def _parts(game, perft, specs, moves_only=False):
         for spec in specs:
             if _agent_kinds([spec]) == [kind] and kind in ("mcts", "alphabeta"):
                 functions.update(dict.fromkeys(_search_functions(spec, game.game_id)))
+        if kind == "random":  # two random agents play a whole game in one jitted loop
+            functions[getattr(k, "random_game", None)] = None
         parts.append((_AGENT_WORDS[kind], agent_seconds[kind], list(functions)))
     return [(w, s, [f for f in fs if hasattr(f, "stats")]) for w, s, fs in parts]
 

@@ -72,6 +72,16 @@ def test_a_warm_up_of_the_move_generator_alone_takes_no_perft_or_agents():
             warmup.warm(game, moves_only=True, **kwargs)
 
 
+def test_the_random_agents_part_is_their_jitted_game_loop():
+    # two random agents play a game in one jitted loop, which a first run compiles: the warm-up
+    # names "the random agent" when that loop is not in the cache (it named only the engine)
+    import ludo_flow
+    for name in ("flow", "tolkuchka"):
+        game = ludo_flow.load_game(name)
+        (_, _, engine), (words, _, functions) = warmup._parts(game, False, ("random", "random"))
+        assert words == "the random agent" and functions == [game.kernels.random_game]
+
+
 def test_a_perft_start_imports_neither_the_searches_nor_xml():
     # each costs a cached start about 0.1 s (the searches pull in scipy where it is installed)
     script = ("import sys; from ludo_flow import load_game; from agents import cli, warmup; "
