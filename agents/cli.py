@@ -818,7 +818,8 @@ def build_parser():
     p = sub.add_parser("serve", help="serve a page to play an agent in the browser")
     add_position_options(p)
     p.add_argument("--agent", default="mcts:time=1", metavar="SPEC", help="the agent to play (default mcts:time=1)")
-    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1)")
+    p.add_argument("--host", default="127.0.0.1", help="the address to listen on (default 127.0.0.1; any other is "
+                   "warned of: the page has no login)")
     p.add_argument("--port", type=int, default=8765, help="the port (default 8765; 0: any free port)")
     p.add_argument("--out", default="played.jsonl", help="records file for finished games (default played.jsonl)")
     p.set_defaults(run=cmd_serve)

@@ -44,6 +44,7 @@ MAX_BODY = 8192
 IDLE_SECONDS = 60.0       # a session whose page stopped asking for this long is dropped
 MAX_SESSIONS = 64
 SIDES = ("white", "black")
+LOOPBACK = ("127.0.0.1", "localhost", "::1")  # the addresses that keep the server on this machine
 
 
 class PlayConfig(NamedTuple):
@@ -519,10 +520,10 @@ class PlayHandler(BaseHTTPRequestHandler):
     def _check_host(self):
         """Refuse a Host header naming another site while bound to a loopback address (a
         web page elsewhere reaching this server through DNS rebinding)."""
-        if self.server.config.host not in ("127.0.0.1", "localhost", "::1"):
+        if self.server.config.host not in LOOPBACK:
             return
         host = (self.headers.get("Host") or "").rsplit(":", 1)[0].strip("[]")
-        if host not in ("127.0.0.1", "localhost", "::1"):
+        if host not in LOOPBACK:
             raise RequestError(HTTPStatus.FORBIDDEN, "this server answers only local pages")
 
     def _handle(self, method):
@@ -610,6 +611,17 @@ def play_page(config):
                             settings=script_json(settings))
 
 
+def exposure_warning(config):
+    """Return the line `serve` prints when it listens beyond this machine (None on loopback):
+    the page has no login, so whoever reaches the port plays the agent on this machine's cores
+    and adds games to the records file."""
+    if config.host in LOOPBACK:
+        return None
+    return (f"# warning: listening on {config.host}, not only this machine: anyone who can reach "
+            f"port {config.port} can play here (this machine's cores) and add games to "
+            f"{config.out}; --host 127.0.0.1 keeps it local")
+
+
 def make_server(config, quiet=False):
     """Return a PlayServer bound to config.host:config.port (port 0: any free port)."""
     return PlayServer(config, quiet=quiet)
@@ -627,6 +639,9 @@ def serve(config):
     host, port = server.server_address[:2]
     print(f"# playing {config.agent} at {config.game.name}: open http://{host}:{port}/ "
           f"(Ctrl-C stops; finished games go to {config.out})", file=sys.stderr, flush=True)
+    warning = exposure_warning(config)
+    if warning:
+        print(warning, file=sys.stderr, flush=True)
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -190,3 +190,15 @@ def test_progress_reports_are_sent_in_notation_and_bad_ones_left_out():
     assert sent == [("progress", {"agent": "mcts", "elapsed": 0.2, "best": state.action_to_string(a),
                                   "score": 0.25, "pv": state.action_to_string(a), "depth": 3,
                                   "nodes": 40, "simulations": 100, "share": 0.5})]
+
+
+def test_serving_beyond_this_machine_is_said_in_a_warning():
+    # the page has no login: --host 0.0.0.0 lets anyone on the network play on this machine
+    from agents.viewer.server import exposure_warning
+    game = ludo_flow.load_game("flow")
+    for host in ("127.0.0.1", "localhost", "::1"):
+        assert exposure_warning(PlayConfig(game=game, agent="random", host=host)) is None
+    line = exposure_warning(PlayConfig(game=game, agent="random", host="0.0.0.0", port=8765,
+                                       out="played.jsonl"))
+    assert line.startswith("# warning: listening on 0.0.0.0") and "8765" in line
+    assert "played.jsonl" in line and "--host 127.0.0.1" in line
