@@ -16,6 +16,7 @@ from ludo_flow import GAMES, cache, load_game
 from ludo_flow.errors import LudoFlowError
 
 from . import warmup
+from .clock import ctrl_c_ends_the_process
 
 # What `ludo-flow warmup --entry` compiles: each entry point and the agent specs it runs.
 ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
@@ -103,16 +104,17 @@ def cmd_perft(args):
     state = state_from_args(args, game)
     k = state.kernels
     start = time.perf_counter()
-    if args.divide and args.depth > 0:
-        total = 0
-        for a in sorted(state.legal_actions(), key=state.action_to_string):
-            n = 1 if args.depth == 1 else int(k.perft(state.child(a).array, args.depth - 1))
-            total += n
-            print(f"{state.action_to_string(a)} {n}")
-    elif count_only:
-        total = len(state.legal_actions()) if args.depth == 1 else 1
-    else:
-        total = int(k.perft(state.array, args.depth))
+    with ctrl_c_ends_the_process():  # the kernel cannot be interrupted: Ctrl-C must not wait for it
+        if args.divide and args.depth > 0:
+            total = 0
+            for a in sorted(state.legal_actions(), key=state.action_to_string):
+                n = 1 if args.depth == 1 else int(k.perft(state.child(a).array, args.depth - 1))
+                total += n
+                print(f"{state.action_to_string(a)} {n}", flush=True)
+        elif count_only:
+            total = len(state.legal_actions()) if args.depth == 1 else 1
+        else:
+            total = int(k.perft(state.array, args.depth))
     elapsed = time.perf_counter() - start
     if args.verbose:
         print(f"# depth {args.depth}: {total} leaves in {elapsed:.3f} s", file=sys.stderr)

@@ -14,6 +14,7 @@ import signal
 import sys
 import threading
 import time
+from contextlib import contextmanager
 
 from numba import njit, objmode
 
@@ -89,3 +90,21 @@ class Interrupts:
             from .base import SearchInterrupted
             raise SearchInterrupted(message, action, stats)
         self.previous(signal.SIGINT, sys._getframe(1))
+
+
+@contextmanager
+def ctrl_c_ends_the_process():
+    """Around a jitted call that never polls `now()` (perft, whose counting must not pay for a
+    clock): Ctrl-C ends the process at once (SIGINT's default action; the shell sees exit status
+    130) instead of waiting for the call, which at a large depth never comes back. Only in the
+    main thread over Python's default handler (a program with a handler of its own keeps it);
+    restored on exit."""
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)

@@ -242,6 +242,16 @@ def test_bestmove_prints_the_best_move_so_far_and_exits_130(kind):
     assert "interrupted" in err and "Traceback" not in err
 
 
+@pytest.mark.parametrize("divide", [False, True])
+def test_ctrl_c_ends_a_perft_that_would_never_end(divide):
+    # the perft kernel cannot poll a clock: Ctrl-C waited for it, for ever at depth 30
+    extra = ["--divide"] if divide else []
+    code, out, err = _interrupted_run(["perft", "flow", "--depth", "2"],
+                                      ["perft", "flow", "--depth", "30", *extra])
+    assert code == -signal.SIGINT, (code, out, err)  # ended by the signal: the shell says 130
+    assert "Traceback" not in err
+
+
 def test_play_exits_130_on_ctrl_c():
     code, out, err = _interrupted_run(
         ["play", "flow", "--white", "alphabeta:depth=2", "--black", "random", "--param",
