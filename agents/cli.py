@@ -599,6 +599,8 @@ def cmd_selfplay(args):
     settings = {"game": game.name, "variant": game.variant, "params": dict(game.params),
                 "position": position, "agent": args.agent, "seed": args.seed,
                 "opening_plies": args.opening_plies, "games_per_shard": args.games_per_shard}
+    if os.path.lexists(args.out) and not os.path.isdir(args.out):
+        raise CommandError(f"--out {args.out!r} is not a folder (self-play writes a folder of shards)")
     from tqdm import tqdm
     start = time.perf_counter()
     with tqdm(total=args.games, unit="game", disable=args.quiet, dynamic_ncols=True, file=sys.stderr) as bar:

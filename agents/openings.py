@@ -25,6 +25,7 @@ from typing import NamedTuple
 from ludo_flow.errors import LudoFlowError
 
 from .alphabeta import AlphaBetaAgent
+from .files import replacing
 from .tournament.schedule import derive_seed, random_opening
 from .tournament.suites import canonical_key, position_key
 
@@ -161,17 +162,11 @@ def suite_header(start, turns, balance, unique, seed):
 def write_suite(path, header, suite):
     """Write a suite file: the header lines, then one position a line (via a temporary file,
     renamed into place, so a stopped run leaves no half file)."""
-    path = os.fspath(path)
-    tmp = f"{path}.tmp{os.getpid()}"
     try:
-        with open(tmp, "w", encoding="utf-8") as fh:
+        with replacing(path, "w", encoding="utf-8") as fh:
             fh.write("\n".join(header + list(suite.positions)) + "\n")
-        os.replace(tmp, path)
     except OSError as err:
-        raise OpeningsError(f"cannot write {path!r}: {err.strerror or err}") from None
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+        raise OpeningsError(f"cannot write {os.fspath(path)!r}: {err.strerror or err}") from None
 
 
 def read_header(path):

@@ -23,8 +23,8 @@ random opening decisions are not rows). The fields (docs/learning.md):
 - `game` int64 (P,): the game's id (0 .. games - 1 of the run)
 - `ply` int32 (P,): decisions played in the game before this one (the opening's included)
 
-A shard is written to a temporary name and renamed into place (`os.replace`), so a shard on
-disk is whole. `selfplay.json` in the folder holds the run's settings. `--resume` reads the
+A shard is written to a temporary name and renamed into place (`agents.files.replacing`), so a
+shard on disk is whole. `selfplay.json` in the folder holds the run's settings. `--resume` reads the
 game ids of the shards present and plays only the missing games: nothing is lost or doubled.
 """
 import json
@@ -37,6 +37,7 @@ import numpy as np
 
 from ludo_flow.errors import LudoFlowError
 
+from .files import replacing
 from .registry import make_agent
 from .tournament.schedule import derive_seed, random_opening
 
@@ -106,15 +107,11 @@ def play_game(settings, game_id):
 
 
 def write_shard(folder, rows):
-    """Write one shard atomically (a temporary file, then os.replace); return its path."""
+    """Write one shard atomically (`replacing`: a temporary file, then renamed); return its path."""
     first = int(rows["game"].min()) if rows["game"].size else 0
     path = Path(folder) / f"{SHARD_PREFIX}{first:08d}.npz"
-    tmp = Path(folder) / f".{path.name}.{os.getpid()}.tmp"
-    with open(tmp, "wb") as f:
+    with replacing(path, "wb") as f:
         np.savez_compressed(f, **rows)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)
     return path
 
 
@@ -174,10 +171,13 @@ def _check_settings(folder, settings, resume):
         return
     if not resume and (manifest.exists() or shard_paths(folder)):
         raise SelfPlayError(f"{folder} already holds self-play data: add --resume, or choose another --out")
-    folder.mkdir(parents=True, exist_ok=True)
-    tmp = folder / f".{MANIFEST}.tmp"
-    tmp.write_text(json.dumps(settings, indent=1) + "\n")
-    os.replace(tmp, manifest)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with replacing(manifest, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(settings, indent=1) + "\n")
+    except OSError as err:
+        raise SelfPlayError(f"--out {str(folder)!r}: cannot write the self-play folder there: "
+                            f"{err.strerror or err}") from None
 
 
 def run_selfplay(settings, folder, games, workers=1, resume=False, progress=None):

@@ -1,7 +1,7 @@
 """What a command printed on stderr, without the notices of compiling on a first run: whether
 a test sees them depends on what the tests before it compiled, so a test that counts a
 command's lines counts `messages(err)`."""
-COMPILE_NOTICES = ("ludo-flow: compiling", "ludo-flow: still compiling")
+COMPILE_NOTICES = ("ludo-flow: compiling", "ludo-flow: still compiling", "ludo-flow: compiled")
 
 
 def messages(err):
