@@ -17,6 +17,7 @@ from ludo_flow.errors import LudoFlowError
 
 from . import warmup
 from .clock import ctrl_c_ends_the_process
+from .files import write_problem
 
 # What `ludo-flow warmup --entry` compiles: each entry point and the agent specs it runs.
 ENTRY_POINTS = ("perft", "play", "mcts", "alphabeta", "tournament")
@@ -683,6 +684,9 @@ def cmd_solve(args):
         args.param = list(args.param or ()) + [f"max_turns={args.max_turns}"]
     state = state_from_args(args)
     memory = parse_bytes(args.memory)
+    problem = args.certificate and write_problem(args.certificate)
+    if problem:  # before the search, which may take hours
+        raise CommandError(f"--certificate: cannot write {args.certificate!r}: {problem}")
     solution, prover = solve(state, memory=memory, time_limit=args.time)
     side = "Black" if state.current_player() else "White"
     turns = state.game.params["max_turns"]
@@ -695,7 +699,11 @@ def cmd_solve(args):
             if state.choosing:
                 origin = (args.position or state.game.new_initial_state().to_string(), args.after.split())
             cert = make_certificate(prover, state, solution.value, origin=origin)
-            certificates.write(args.certificate, cert)
+            try:
+                certificates.write(args.certificate, cert)
+            except OSError as err:
+                raise CommandError(f"--certificate: cannot write {args.certificate!r}: "
+                                   f"{err.strerror or err}") from None
             size = cert["size"]
         else:
             size = proof_size(prover, state, solution.value)

@@ -56,3 +56,17 @@ def replacing(path, mode="w", encoding=None):
                 os.unlink(tmp)
             except FileNotFoundError:
                 pass
+
+
+def write_problem(path):
+    """Return why a file could not be written at `path` (None if, as far as can be told before
+    writing, it can): for a command to refuse before a long computation rather than after."""
+    path = os.fspath(path)
+    folder = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(folder):
+        return f"no folder {folder!r}"
+    if os.path.isdir(path):
+        return "it is a folder"
+    if os.path.exists(path):
+        return None if os.access(path, os.W_OK) else "permission denied"
+    return None if os.access(folder, os.W_OK | os.X_OK) else f"the folder {folder!r} is not writable"

@@ -53,3 +53,15 @@ def test_solve_bad_input_is_one_line_and_status_2(capsys):
 def test_solve_with_a_time_limit_says_unknown(capsys):
     assert main(["solve", "flow", "--variant", "fountain", "--memory", "1M", "--time", "0.2"]) == 0
     assert "value: unknown" in capsys.readouterr().out
+
+
+def test_a_certificate_that_cannot_be_written_is_one_line(tmp_path, capsys):
+    # it was a traceback (OSError from gzip) after the whole search, e.g. with --certificate
+    # /dev/full; a path that cannot be written is now refused before the search
+    for bad in (tmp_path / "no-such-folder" / "proof.json.gz", tmp_path):
+        assert main(["solve", "flow", "--position", STAGGERED, "--max-turns", "3",
+                     "--certificate", str(bad)]) == 2
+        out, err = capsys.readouterr()
+        err = err.strip().splitlines()
+        assert out == "" and len(err) == 1
+        assert err[0].startswith(f"ludo-flow: error: --certificate: cannot write {str(bad)!r}")
