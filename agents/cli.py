@@ -626,6 +626,9 @@ def cmd_train(args):
     if args.game not in GAMES:
         raise CommandError(f"unknown game {args.game!r}; choose one of {', '.join(GAMES)}")
     game = load_game(args.game)
+    problem = write_problem(args.out)
+    if problem:  # before the training, which may take minutes
+        raise CommandError(f"--out: cannot write {args.out!r}: {problem}")
     start = time.perf_counter()
     try:
         require_scikit_learn()  # before the data is read
@@ -635,7 +638,10 @@ def cmd_train(args):
                        log=None if args.quiet else lambda line: print(line, file=sys.stderr))
     except TrainError as err:
         raise CommandError(str(err)) from None
-    network.save_net(args.out, game.name, report.w1, report.b1, report.w2, report.b2)
+    try:
+        network.save_net(args.out, game.name, report.w1, report.b1, report.w2, report.b2)
+    except OSError as err:
+        raise CommandError(f"--out: cannot write {args.out!r}: {err.strerror or err}") from None
     print(f"{report.train_rows} positions trained, {report.held_out_rows} held out: held-out mse "
           f"{report.held_out_mse:.4f} (the mean alone {report.held_out_baseline_mse:.4f}) in "
           f"{time.perf_counter() - start:.1f} s; weights in {args.out} (eval=net:{args.out})")

@@ -227,6 +227,16 @@ def test_without_scikit_learn_training_names_the_extra_in_one_line(tmp_path, mon
     assert not (tmp_path / "net.npz").exists()
 
 
+def test_a_weights_file_that_cannot_be_written_is_refused_before_training(tmp_path, capsys):
+    # it was a traceback after the whole training (--out naming a folder, a missing folder)
+    for bad in (tmp_path, tmp_path / "no-such-folder" / "net.npz"):
+        status = cli.main(["train", "flow", "--data", str(tmp_path), "--out", str(bad)])
+        err = capsys.readouterr().err
+        assert status == 2 and messages(err) == [
+            f"ludo-flow: error: --out: cannot write {str(bad)!r}: "
+            + ("it is a folder" if bad == tmp_path else f"no folder {str(bad.parent)!r}")], err
+
+
 def test_the_dataset_reads_self_play_shards(tmp_path):
     out = tmp_path / "data"
     done = subprocess.run([sys.executable, "-m", "agents.cli", "selfplay", "flow", "--variant",
