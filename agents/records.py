@@ -857,3 +857,13 @@ def state_at(record, ply=None):
         except ValueError as err:
             raise RecordError(f"record {printable(str(record.get('id')))!r}, ply {number}: {err}") from None
     return state
+
+
+_MOVED = {"drop_partial_last_line": None}
+
+
+def __getattr__(name):
+    """Answer a name that is gone (ludo_flow.moved)."""
+    from ludo_flow.moved import moved
+    return moved(__name__, _MOVED, name, "cut_tail(fh, gz) cuts what a kill left unfinished, in plain "
+                 "and gzip records files alike")

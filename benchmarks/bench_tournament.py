@@ -22,7 +22,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import cli_command, machine, report, run_seconds, timed  # noqa: E402
 
-from agents.tournament import Tournament, warm_up  # noqa: E402
+from agents.tournament import Tournament  # noqa: E402
+from agents.warmup import warm_up  # noqa: E402
 import ludo_flow  # noqa: E402
 
 

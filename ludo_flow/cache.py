@@ -332,3 +332,35 @@ def folder_size(path):
             except OSError:
                 pass
     return total
+
+
+# The compile plan and the compile notices lived here before the layers were split.
+_MOVED = {
+    "is_cached": "ludo_flow.compiling:is_cached",
+    "dispatchers": "ludo_flow.compiling:dispatchers",
+    "compile_counts": "ludo_flow.compiling:compile_counts",
+    "Compiling": "ludo_flow.compiling:Compiling",
+    "compiling": "ludo_flow.compiling:compiling",
+    "ENGINE_SECONDS": "agents.warmup:ENGINE_SECONDS",
+    "MOVES_SECONDS": "agents.warmup:MOVES_SECONDS",
+    "SPLIT_ENGINE_SECONDS": "agents.warmup:SPLIT_ENGINE_SECONDS",
+    "AGENT_SECONDS": "agents.warmup:AGENT_SECONDS",
+    "wait_seconds": "agents.warmup:wait_seconds",
+    "warm": "agents.warmup:warm",
+    "JOBS_VARIABLE": "agents.warmup:JOBS_VARIABLE",
+    "MAX_JOBS": "agents.warmup:MAX_JOBS",
+    "compile_jobs": "agents.warmup:compile_jobs",
+    "helper_stages": "agents.warmup:helper_stages",
+    "evaluation_kernels": "agents.warmup:evaluation_kernels",
+    "run_helper_task": "agents.warmup:run_helper_task",
+    "compile_in_helpers": "agents.warmup:compile_in_helpers",
+    "merge_cache": "agents.warmup:merge_cache",
+    "ENTRY_POINTS": "agents.cli:ENTRY_POINTS",
+    "entry_specs": "agents.cli:entry_specs",
+}
+
+
+def __getattr__(name):
+    """Answer a name that moved away (ludo_flow.moved)."""
+    from .moved import moved
+    return moved(__name__, _MOVED, name)

@@ -4,7 +4,10 @@ Every import is read from the sources (module level and inside functions alike, 
 `importlib.import_module` / `__import__` calls with a constant name), so a lazy import counts.
 """
 import ast
+import importlib
 from pathlib import Path
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 PACKAGES = ("ludo_flow", "agents")
@@ -153,3 +156,31 @@ def test_scikit_learn_is_imported_by_the_trainer_only_and_lazily():
                    if any(is_sklearn(name) for name in imported_names(path)))
     assert users == ["agents/train.py"]
     assert not any(is_sklearn(name) for name in module_level_imports(REPO / "agents" / "train.py"))
+
+
+MOVED_TABLES = ("ludo_flow.cache", "ludo_flow.adapters.openspiel", "agents.tournament", "agents.mcts",
+                "agents.records")
+
+
+@pytest.mark.parametrize("module_name", MOVED_TABLES)
+def test_moved_names_warn_and_forward_or_say_where_they_went(module_name):
+    if module_name.endswith("openspiel"):
+        pytest.importorskip("pyspiel")
+    module = importlib.import_module(module_name)
+    assert module._MOVED
+    for name, target in module._MOVED.items():
+        assert name not in vars(module), name  # answered by __getattr__ only
+        if target is None:
+            with pytest.raises(AttributeError, match=f"{name} is gone: "):
+                getattr(module, name)
+            continue
+        new_module, new_name = target.split(":")
+        expected = getattr(importlib.import_module(new_module), new_name)
+        if module_name.startswith("ludo_flow") and new_module.startswith("agents"):
+            with pytest.raises(AttributeError, match=f"moved to {new_module}.{new_name}"):
+                getattr(module, name)
+        else:
+            with pytest.warns(DeprecationWarning, match=f"moved to {new_module}.{new_name}"):
+                assert getattr(module, name) is expected
+    with pytest.raises(AttributeError, match="has no attribute"):
+        module.no_such_name  # noqa: B018

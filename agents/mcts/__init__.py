@@ -62,3 +62,14 @@ __all__ = ["MCTSAgent", "Tree", "Settings", "Work", "init_root", "run", "add_roo
            "ROOT_PROVEN", "INTERRUPTED", "RUNNING", "CTL_SIZE", "FIND_DEPTH", "MAX_PATH",
            "NODE_BYTES", "REUSE_BYTES", "STOP_NONE", "STOP_BUDGET", "STOP_TIME", "STOP_MEMORY",
            "STOP_PROVEN", "STOP_INTERRUPTED", "STOP_PATH", "STOP_NAMES"]
+
+
+# The bits that packed the priors mode and the dropping of transposed steps into one argument.
+_MOVED = {"DROP_TRANSPOSED": None, "PRIORS_MODES": None}
+
+
+def __getattr__(name):
+    """Answer a name that is gone (ludo_flow.moved)."""
+    from ludo_flow.moved import moved
+    return moved(__name__, _MOVED, name, "the search settings are fields of agents.mcts.Settings "
+                 "(priors, drop_transposed), no longer bits of one argument")

@@ -27,3 +27,20 @@ from .schedule import Schedule, derive_seed, random_opening
 __all__ = ["Tournament", "TournamentConfig", "TournamentResult", "TournamentError", "Schedule", "DEFAULT_AGENTS",
            "DEFAULT_GAMES", "DEFAULT_MOVE_LIMIT", "DEFAULT_OPENINGS", "default_openings", "derive_seed", "random_opening", "parse_sprt",
            "play_slot"]
+
+
+# Names of the single-file tournament module, now in the package's files.
+_MOVED = {
+    "warm_up": "agents.warmup:warm_up",
+    "start_ray": "agents.tournament.ray_runner:start_ray",
+    "MAX_WORKER_DEATHS": "agents.tournament.workers:MAX_WORKER_DEATHS",
+    "PREFETCH": "agents.tournament.workers:PREFETCH",
+    "SPRT_MODELS": "agents.tournament.config:SPRT_MODELS",
+    "OPENING_UNITS": "agents.tournament.schedule:OPENING_UNITS",
+}
+
+
+def __getattr__(name):
+    """Answer a name that moved away (ludo_flow.moved)."""
+    from ludo_flow.moved import moved
+    return moved(__name__, _MOVED, name)

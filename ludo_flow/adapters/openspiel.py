@@ -286,3 +286,19 @@ def ludo_state(state):
     if not isinstance(state, _SpielState):
         raise ParameterError(f"not a ludo_flow OpenSpiel state: {type(state).__name__}")
     return state.ludo_state()
+
+
+# The bridges between OpenSpiel's bots and our agents lived here before the layers were split.
+_MOVED = {
+    "AgentBot": "agents.openspiel_bots:AgentBot",
+    "BotAgent": "agents.openspiel_bots:BotAgent",
+    "CppBotStepper": "agents.openspiel_bots:CppBotStepper",
+    "BOT_KINDS": "agents.openspiel_bots:BOT_KINDS",
+    "make_bot": "agents.openspiel_bots:make_bot",
+}
+
+
+def __getattr__(name):
+    """Answer a name that moved away (ludo_flow.moved)."""
+    from ..moved import moved
+    return moved(__name__, _MOVED, name)
