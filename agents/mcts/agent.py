@@ -8,10 +8,10 @@ from ludo_flow import dispatch, network
 from ludo_flow.rng import new_rng
 from ludo_flow.specialize import for_game
 
-from .. import mcts as package
 from ..base import (PROGRESS_INTERVAL, PV_LENGTH, AgentError, BaseAgent, SearchProgress, Setting,
                     check_memory, check_state, load_evaluation, net_for)
 from ..clock import Interrupts
+from . import tree as tree_module
 from .search import (MAX_PATH, NO_PRIORS, PRIORS, PRIORS_EXPAND_FIRST, STOP_INTERRUPTED,
                      STOP_MEMORY, STOP_NAMES, STOP_TIME, Settings, Work,
                      add_root_children, run)
@@ -180,10 +180,10 @@ class MCTSAgent(BaseAgent):
             what = f"setting memory={memory} ({state_size}-word states)"
             check_memory("mcts", what, tree_bytes(memory, state_size))
             self._tree = None
-            # `Tree` and `INITIAL_NODES` are read from the package, where a test may replace them.
-            first = min(memory, package.INITIAL_NODES)
+            # `Tree` and `INITIAL_NODES` are read from their module, where a test may replace them.
+            first = min(memory, tree_module.INITIAL_NODES)
             try:
-                self._tree = package.Tree(*tree_arrays(first, state_size))
+                self._tree = tree_module.Tree(*tree_arrays(first, state_size))
             except MemoryError:
                 raise AgentError(f"mcts: {what}: the tree's first {tree_bytes(first, state_size)} "
                                  "bytes could not be allocated (too little free memory)") from None

@@ -349,7 +349,7 @@ def test_an_allocation_that_fails_is_an_agent_error(monkeypatch):
     def no_tree(*args):
         raise MemoryError
 
-    monkeypatch.setattr(agents.mcts, "Tree", no_tree)
+    monkeypatch.setattr(agents.mcts.agent, "tree_arrays", no_tree)  # numpy could not allocate
     with pytest.raises(AgentError, match="could not be allocated"):
         make_agent("mcts:simulations=10").select_action(state)
 

@@ -384,7 +384,7 @@ def test_mcts_tree_grows_when_full_and_searches_on_as_if_it_had_been_big(name, m
     s = next(x for x in random_states(game, seed=3, count=40) if len(x.legal_actions()) > 3)
     results = []
     for first in (4096, 1 << 20):  # grows four times or never
-        monkeypatch.setattr(mcts, "INITIAL_NODES", first)
+        monkeypatch.setattr(mcts.tree, "INITIAL_NODES", first)
         agent = make_agent("mcts:simulations=3000,expand=1,seed=5", game)
         action = agent.select_action(s)
         stats = {k: v for k, v in agent.last_stats.items() if k not in ("time", "simulations_per_second")}
@@ -413,7 +413,7 @@ def test_mcts_does_not_grow_its_tree_when_growing_would_overrun_the_moves_time(m
         time.sleep(0.25)
         return real_grown(tree, size)
 
-    monkeypatch.setattr(mcts, "INITIAL_NODES", 1024)
+    monkeypatch.setattr(mcts.tree, "INITIAL_NODES", 1024)
     monkeypatch.setattr(mcts_agent, "grown", slow_grown)
     agent = make_agent("mcts:time=0.5,simulations=0,seed=1", game)
     action = agent.select_action(s)
