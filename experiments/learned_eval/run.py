@@ -15,7 +15,9 @@
    records/sprt.jsonl.gz.
 5. sprt_depth: the same match at equal depth (3 plies), the network's knowledge without its
    cost, into records/sprt_depth.jsonl.gz.
-6. throughput: `ludo-flow selfplay` with the self-play settings at --workers 1 and 2,
+6. sprt_mcts: MCTS (the informed default) with eval=net:net.npz against eval=texel at equal
+   time per move, the same SPRT and openings, into records/sprt_mcts.jsonl.gz.
+7. throughput: `ludo-flow selfplay` with the self-play settings at --workers 1 and 2,
    THROUGHPUT_GAMES games a run into a temporary folder (after an untimed run that compiles),
    the two alternating for THROUGHPUT_ROUNDS rounds: games/s and positions/s of each run (the
    command's own figures: the whole run, worker start included), with the load average.
@@ -212,13 +214,13 @@ def step_speed(results):
                         "positions": len(arrays)}
 
 
-def step_sprt(results, workers, name="sprt", budget=f"depth=99,time={MOVE_TIME}"):
-    """Play the SPRT match of alpha-beta with the network against texel at `budget` (equal
+def step_sprt(results, workers, name="sprt", budget=f"depth=99,time={MOVE_TIME}", agent="alphabeta"):
+    """Play the SPRT match of `agent` with the network against texel at `budget` (equal
     for both) into records/NAME.jsonl.gz; store its figures under results[NAME]."""
     from agents.records import load_records
     from agents.tournament import Tournament
-    net_spec = f"alphabeta:{budget},eval=net:{NET_PATH}"
-    texel_spec = f"alphabeta:{budget}"
+    net_spec = f"{agent}:{budget},eval=net:{NET_PATH}"
+    texel_spec = f"{agent}:{budget}"
     out = os.path.join(HERE, "records", f"{name}.jsonl.gz")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     began = time.time()
@@ -268,7 +270,7 @@ def write_markdown(results):
         lines += [f"| {x['workers']} | {x['games_per_s']:.1f} | {x['positions_per_s']:,.0f} | "
                   f"{x['load_average_before'][0]:.2f} |" for x in tp["runs"]]
         lines += ["", f"2 workers / 1 worker: {tp['two_over_one']:.2f}x games/s.", ""]
-    for name in ("sprt", "sprt_depth"):
+    for name in ("sprt", "sprt_depth", "sprt_mcts"):
         if name in results:
             s = results[name]
             llr = f"LLR {s['sprt']['llr']:.2f} in ({s['sprt']['lower']:.2f}, {s['sprt']['upper']:.2f})"
@@ -284,14 +286,14 @@ def write_markdown(results):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("step", choices=("all", "selfplay", "train", "speed", "sprt", "sprt_depth",
-                                         "throughput"))
+                                         "throughput", "sprt_mcts"))
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     os.chdir(ROOT)  # the specs name the network's file relative to the repository
     results = load_results()
     # the commit, not the folder it ran in (a path of this machine)
     results["code"] = {k: v for k, v in code_version().items() if k != "path"}
-    steps = (("selfplay", "train", "speed", "sprt", "sprt_depth") if args.step == "all"
+    steps = (("selfplay", "train", "speed", "sprt", "sprt_depth", "sprt_mcts") if args.step == "all"
              else (args.step,))
     for step in steps:
         if step == "selfplay":
@@ -304,6 +306,8 @@ def main():
             step_sprt(results, args.workers)
         elif step == "throughput":
             step_throughput(results)
+        elif step == "sprt_mcts":  # MCTS's simulations budget off: time alone, as alpha-beta's depth
+            step_sprt(results, args.workers, "sprt_mcts", f"simulations=0,time={MOVE_TIME}", "mcts")
         else:  # equal depth: the network's knowledge without its cost
             step_sprt(results, args.workers, "sprt_depth", "depth=3")
         write_markdown(save_results(results, step))
