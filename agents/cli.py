@@ -887,7 +887,7 @@ def build_parser():
     p.add_argument("--seed", type=int, default=0, help="seeds the initial weights and the order")
     p.add_argument("--quiet", action="store_true", help="no line per epoch")
     p.set_defaults(run=cmd_train)
-    p = sub.add_parser("bench", help="the benchmark suite, side by side with OpenSpiel (a source checkout)")
+    p = sub.add_parser("bench", help="the benchmark suite, side by side with OpenSpiel and pgx (a source checkout)")
     p.add_argument("--quick", action="store_true", help="tiny sizes, 3 rounds, no fresh-cache compile times")
     p.add_argument("--json", metavar="FILE", help="write the results here (default: "
                    "benchmarks/results/bench.json; with --quick: not written)")

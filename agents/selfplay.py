@@ -12,9 +12,9 @@ random opening decisions are not rows). The fields (docs/learning.md):
 - `observation` float32 (P, planes, 8, 8): `State.observation()` before the decision
 - `legal_mask` bool (P, action space): the legal actions
 - `policy` float32 (P, action space): the search's policy target, summing to 1: MCTS's root
-  visits over the actions it reports (`last_stats["visits"]`: its ten most visited), or a
-  one-hot of the action played (alpha-beta's best move, any other agent's choice, and MCTS's
-  move when it is not among those: a proven win)
+  visit distribution over every legal action (`MCTSAgent.root_visit_counts()`: each root
+  child's visits over their sum), or a one-hot of the action played (alpha-beta's best move,
+  any other agent's choice, and MCTS's move when the search never visited it: a proven win)
 - `result` float32 (P,): the game's final result from the mover's view: +1 win, 0 draw, -1 loss
 - `score` float32 (P,): the search's score from the mover's view (MCTS: the played action's
   mean value in [-1, 1], 1 for a proven win; alpha-beta: its score, a win p plies away is
@@ -55,20 +55,21 @@ class SelfPlayError(LudoFlowError):
     """Self-play settings or data are wrong (a one-line CLI error)."""
 
 
-def policy_target(state, action, stats, action_space):
-    """Return (policy float32 (action_space,), score) of one decision from the agent's statistics."""
+def policy_target(action, stats, action_space, root=None):
+    """Return (policy float32 (action_space,), score) of one decision: `root` is an MCTS
+    search's (actions, visits) of every root child (`root_visit_counts()`), None for another
+    agent; `stats` the agent's `last_stats` (its `score`)."""
     policy = np.zeros(action_space, dtype=np.float32)
-    stats = stats or {}
-    visits = stats.get("visits") or []
-    total = sum(n for _, n, _ in visits)
-    if total > 0 and any(a == action for a, _, _ in visits):
-        for a, n, _ in visits:
-            policy[a] = n / total
-        return policy, next(q for a, _, q in visits if a == action)
-    policy[action] = 1.0
-    if "visits" in stats:  # MCTS played a move outside its most visited: a proven win, or no search
-        return policy, {"win": 1.0, "loss": -1.0}.get(stats.get("proven"), np.nan)
-    value = stats.get("score")
+    if root is not None:
+        actions, visits = root
+        total = int(visits.sum())
+        if total > 0 and visits[actions == action].sum() > 0:
+            policy[actions] = visits / total
+        else:  # a proven win the search never had to visit, or no search at all
+            policy[action] = 1.0
+    else:
+        policy[action] = 1.0
+    value = (stats or {}).get("score")
     return policy, np.nan if value is None else float(value)
 
 
@@ -85,11 +86,13 @@ def play_game(settings, game_id):
     agent = make_agent(settings["agent"], game)
     agent.reset(seed=seed)
     space = game.kernels.ACTION_SPACE
+    counts_visits = callable(getattr(agent, "root_visit_counts", None))
     rows = {name: [] for name in FIELDS}
     while not state.is_terminal():
         legal = state.legal_actions()
         action = int(agent.select_action(state))
-        policy, score = policy_target(state, action, getattr(agent, "last_stats", None), space)
+        root = agent.root_visit_counts() if counts_visits else None
+        policy, score = policy_target(action, getattr(agent, "last_stats", None), space, root)
         mask = np.zeros(space, dtype=np.bool_)
         mask[legal] = True
         for name, value in (("observation", state.observation()), ("legal_mask", mask),

@@ -52,6 +52,14 @@ def figure(value):
     return f"{value:.3g}"
 
 
+def batch_key(game, size, threads=None):
+    """Return the `ludo-flow bench` row key of a batched random self-play row: ours
+    (`flow.batch_1024_2threads`) or, without `threads`, pgx's game (`pgx_othello.batch_64`)."""
+    if threads is None:
+        return f"pgx_{game}.batch_{size}"
+    return f"{game}.batch_{size}_{threads}thread{'s' * (threads > 1)}"
+
+
 def timed(fn):
     """Return (fn()'s value, seconds it took)."""
     start = time.perf_counter()

@@ -6,13 +6,16 @@
 For each game, from its standard start: perft leaves/s; uniform random playouts, plies/s, on
 one core, on all cores (one independent stream of playouts per core, in worker processes) and
 by the reference engine; MCTS simulations/s; alpha-beta nodes/s; batched random self-play
-steps/s (`ludo_flow.batch`, one core; benchmarks/bench_batch.py has the other batch sizes, two
-cores and pgx side by side); the seconds of the first call
+steps/s (`ludo_flow.batch`, the observation and mask written) at batch 64, 1,024 and 8,192 on 1
+and 2 of numba's threads, measured by benchmarks/bench_batch.py's samplers; the seconds of the first call
 in this process (compiling, or loading numba's cache) and of a cached start (a new
 `ludo-flow warmup GAME` process on the warm cache). Then, with open_spiel installed: our MCTS
 against OpenSpiel's C++ `pyspiel.MCTSBot` and its Python `mcts.MCTSBot` on our own game through
 `ludo_flow.adapters.openspiel`, at equal simulations; and, as a yardstick that does not depend
-on our code, OpenSpiel's C++ random playouts and C++ MCTS on its own `breakthrough`.
+on our code, OpenSpiel's C++ random playouts and C++ MCTS on its own `breakthrough`. With pgx
+installed (the `pgx` extra), pgx's othello and connect_four run the same batched random
+self-play on the CPU at the same batch sizes (`jax.jit(jax.vmap(env.step))`), side by side;
+without it, one line says those rows were skipped.
 
 Every row is measured once per round and the rounds alternate the order (forwards, then
 backwards), so the machine's drift hits every row alike; a row's figure is the median of its
@@ -51,15 +54,17 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
-from _common import cli_command, figure, machine, report, run_seconds, spread, timed  # noqa: E402
+from _common import batch_key, cli_command, figure, machine, report, run_seconds, spread, timed  # noqa: E402
 from bench_agents import replay_line, suite_lines  # noqa: E402
+from bench_batch import PGX_GAMES, ours as batch_sampler, pgx_sampler  # noqa: E402
 from bench_engines import SETTINGS as ENGINE_SETTINGS, playout_batch, reference_plies  # noqa: E402
+
+import numba
 
 import ludo_flow  # noqa: E402
 from agents import make_agent  # noqa: E402
 from agents import warmup  # noqa: E402
 from ludo_flow import compiling, dispatch  # noqa: E402
-from ludo_flow.batch import BatchedGames  # noqa: E402
 from ludo_flow.rng import new_rng  # noqa: E402
 
 GAME_NAMES = ("flow", "tolkuchka")
@@ -69,14 +74,15 @@ SIZES = {  # work per sample (one round of one row)
              "reference_playouts": 3, "mcts": 20000, "alphabeta": 1000000,
              "equal_simulations": 200, "equal_positions": 2, "adapter_playouts": 20,
              "cached_starts": 3, "breakthrough_playouts": 2000, "breakthrough_mcts": 3000,
-             "batch": 1024, "batch_steps": 200},
+             "batch_sizes": (64, 1024, 8192), "batch_seconds": 1.0},
     "quick": {"repeats": 3, "perft_depth": {"flow": 3, "tolkuchka": 5}, "playouts": 2000,
               "reference_playouts": 1, "mcts": 2000, "alphabeta": 100000,
               "equal_simulations": 20, "equal_positions": 2, "adapter_playouts": 2,
               "cached_starts": 1, "breakthrough_playouts": 200, "breakthrough_mcts": 300,
-              "batch": 64, "batch_steps": 20},
+              "batch_sizes": (8, 64), "batch_seconds": 0.05},
 }
 COMPILE_ENTRIES = ("perft", "tournament")
+PGX_NOTE = 'pgx is not installed (pip install pgx "jax[cpu]", the `pgx` extra): no pgx rows'
 
 
 class Case:
@@ -214,23 +220,54 @@ def game_cases(name, size, workers, cores, rows):
              f"{name}: our alpha-beta from the start ({size['alphabeta']:,} nodes)",
              "nodes/s", alphabeta_sample, nodes=size["alphabeta"]),
     ]
-    batch = BatchedGames(game, size["batch"], seed=1, parallel=False)
-    batch.step(batch.random_actions())  # compiles or loads the batch kernels
-
-    def batch_sample():
-        start_time = time.perf_counter()
-        for _ in range(size["batch_steps"]):
-            batch.step(batch.random_actions())
-        return size["batch"] * size["batch_steps"], time.perf_counter() - start_time
-
-    cases.append(Case(f"{name}.batch", f"{name}: batched random self-play, {size['batch']:,} games, 1 core "
-                      "(observation and mask written; bench_batch.py: more sizes, 2 cores, pgx)",
-                      "steps/s", batch_sample, batch=size["batch"], steps=size["batch_steps"]))
+    cases += batch_cases(name, size)
     command = cli_command("warmup", name)
     cases.append(Case(f"{name}.cached_start",
                       f"{name}: cached start, a new `ludo-flow warmup {name}` process", "s",
                       lambda: (1, run_seconds(command)[0]), max_runs=size["cached_starts"],
                       command="ludo-flow warmup " + name))
+    return cases
+
+
+# ---- batched random self-play: ours and pgx's ---------------------------------------------------
+def batch_threads():
+    """Return the thread counts of the batched rows: (1, 2), or (1,) where numba has one thread."""
+    return (1, 2) if numba.config.NUMBA_NUM_THREADS >= 2 else (1,)
+
+
+def _case_sample(sampler):
+    """Return a Case's sample function around a bench_batch sampler (which adds CPU seconds)."""
+    return lambda: sampler()[:2]
+
+
+def batch_cases(name, size):
+    """Return the batched random self-play Cases of game `name` at every batch size and thread
+    count (each sampler compiles or loads the batch kernels when made)."""
+    cases = []
+    for batch in size["batch_sizes"]:
+        for threads in batch_threads():
+            cases.append(Case(
+                batch_key(name, batch, threads),
+                f"{name}: batched random self-play, batch {batch:,}, {threads} thread{'s' * (threads > 1)} "
+                "(observation and mask written)", "steps/s",
+                _case_sample(batch_sampler(name, batch, threads, size["batch_seconds"])),
+                batch=batch, threads=threads, seconds_a_run=size["batch_seconds"]))
+    return cases
+
+
+def pgx_cases(size, skipped):
+    """Return pgx's batched random self-play Cases (its games on the CPU, our batch sizes), or
+    none with a note in `skipped` when pgx is not installed."""
+    cases = []
+    for name in PGX_GAMES:
+        for batch in size["batch_sizes"]:
+            sampler = pgx_sampler(name, batch, size["batch_seconds"])
+            if sampler is None:
+                skipped["pgx.batch"] = PGX_NOTE
+                return []
+            cases.append(Case(batch_key(name, batch), f"pgx {name}: batched random self-play, "
+                              f"batch {batch:,} (jax on the CPU)", "steps/s", _case_sample(sampler),
+                              batch=batch, seconds_a_run=size["batch_seconds"]))
     return cases
 
 
@@ -400,10 +437,15 @@ def breakthrough_cases(size, pyspiel, skipped):
 
 
 # ---- ratios ------------------------------------------------------------------------------------
-def ratio_specs():
-    """Return [(key, label, numerator row, denominator row)] of the headline ratios."""
+def ratio_specs(batch=8192):
+    """Return [(key, label, numerator row, denominator row)] of the headline ratios (`batch`:
+    the batch size of the batched ratios, on the most threads the batched rows use)."""
     specs = []
+    threads = max(batch_threads())
     for name in GAME_NAMES:
+        specs += [(f"{name}.batch_over_pgx_{peer}", (f"{name}: batched random self-play / pgx "
+                   f"{peer}'s, batch {batch:,} ({threads} thread{'s' * (threads > 1)} / jax on the CPU)"),
+                   batch_key(name, batch, threads), batch_key(peer, batch)) for peer in PGX_GAMES]
         specs += [
             (f"{name}.mcts_over_openspiel_cpp", f"{name}: our MCTS / OpenSpiel C++ MCTSBot, "
              "equal simulations", f"{name}.mcts_equal", f"{name}.openspiel_cpp_mcts"),
@@ -423,10 +465,11 @@ def ratio_specs():
     return specs
 
 
-def ratios(runs):
-    """Return {key: ratio row} for every ratio whose two rows were both measured."""
+def ratios(runs, batch=8192):
+    """Return {key: ratio row} for every ratio whose two rows were both measured (`batch`: see
+    ratio_specs)."""
     table = {}
-    for key, label, top, bottom in ratio_specs():
+    for key, label, top, bottom in ratio_specs(batch):
         if top in runs and bottom in runs:
             per_round = [a / b for a, b in zip(runs[top], runs[bottom])]
             table[key] = {"label": label, "numerator": top, "denominator": bottom,
@@ -485,11 +528,13 @@ def versions(pyspiel):
     """Return the versions of the libraries the figures depend on beyond numba and numpy."""
     from importlib import metadata
     found = {"ludo_flow": ludo_flow.__version__}
-    if pyspiel is not None:
+    wanted = ["pgx", "jax"] + ["open_spiel"] * (pyspiel is not None)
+    for name in wanted:
         try:
-            found["open_spiel"] = metadata.version("open_spiel")
+            found[name] = metadata.version(name)
         except metadata.PackageNotFoundError:
-            found["open_spiel"] = "unknown"
+            if name == "open_spiel":
+                found[name] = "unknown"
     return found
 
 
@@ -543,7 +588,12 @@ def run(quick=False, json_path=None, repeats=None, compile_json=None, command="l
                 cases += game_cases(name, size, workers, cores, rows)
                 cases += equal_cases(name, size, pyspiel, skipped)
             cases += breakthrough_cases(size, pyspiel, skipped)
+            log("# pgx: warming up")
+            cases += pgx_cases(size, skipped)
             runs = run_rounds(cases, size["repeats"], log)
+    numba.set_num_threads(numba.config.NUMBA_NUM_THREADS)  # the batched rows set it per run
+    if len(batch_threads()) == 1:
+        notes.append("numba has one thread on this machine: no 2-thread batched rows")
     for case in cases:
         rows[case.key] = {"label": case.label, "unit": case.unit, **spread(runs[case.key]),
                           **case.info, "work": case.work}
@@ -553,7 +603,7 @@ def run(quick=False, json_path=None, repeats=None, compile_json=None, command="l
     payload = {"command": command, "mode": mode,
                "repeats": size["repeats"], "sizes": size, "uct_c": UCT_C, "machine": info,
                "load_average_end": list(os.getloadavg()) if hasattr(os, "getloadavg") else None,
-               "ratios": ratios(runs), "rows": rows, "skipped": skipped, "notes": notes}
+               "ratios": ratios(runs, max(size["batch_sizes"])), "rows": rows, "skipped": skipped, "notes": notes}
     report(f"ludo-flow bench ({mode}: {size['repeats']} rounds, alternating)",
            table_rows(payload), payload,
            json_path or (None if quick else HERE / "results" / "bench.json"))

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import figure  # noqa: E402
+from _common import batch_key, figure  # noqa: E402
 
 HERE = Path(__file__).resolve().parent
 RESULT = HERE / "results" / "bench.json"
@@ -27,7 +27,10 @@ RATIOS = (  # (ratio key after "GAME.", label)
     ("all_cores_over_one_core", "random playouts, all cores / one core"),
     ("playouts_over_breakthrough", "our random playouts / OpenSpiel's C++ ones on breakthrough"),
     ("mcts_over_breakthrough", "our MCTS / OpenSpiel's C++ MCTS on breakthrough"),
+    ("batch_over_pgx_connect_four", "batched random self-play / pgx's connect_four, batch 8,192"),
+    ("batch_over_pgx_othello", "batched random self-play / pgx's othello, batch 8,192"),
 )
+PGX_GAMES = ("othello", "connect_four")
 ROWS = (  # (row key after "GAME.", label)
     ("perft", "perft from the start, leaves/s"),
     ("playouts", "random playouts, plies/s, 1 core"),
@@ -59,6 +62,23 @@ def cell(row, times=""):
     return f"{figure(row['median'])}{times} ({figure(row['min'])}–{figure(row['max'])})"
 
 
+def batch_table(payload):
+    """Return the lines of the batched random self-play table (ours on 1 and 2 threads, pgx's
+    games; a column per batch size), after a blank line; none if the run had no batched rows."""
+    sizes = payload.get("sizes", {}).get("batch_sizes") or []
+    rows = payload["rows"]
+    found = [(f"{game.capitalize()}, {threads} thread{'s' * (threads > 1)}",
+              [batch_key(game, n, threads) for n in sizes]) for game in GAMES for threads in (1, 2)]
+    found += [(f"pgx {game} (jax on the CPU)", [batch_key(game, n) for n in sizes]) for game in PGX_GAMES]
+    found = [(label, keys) for label, keys in found if any(k in rows for k in keys)]
+    if not found:
+        return []
+    lines = ["", "| batched random self-play, steps/s (observation and mask included) | "
+             + " | ".join(f"batch {n:,}" for n in sizes) + " |", "|---|" + "---:|" * len(sizes)]
+    lines += [f"| {label} | " + " | ".join(cell(rows.get(k)) for k in keys) + " |" for label, keys in found]
+    return lines
+
+
 def markdown(payload):
     """Return the Markdown table and the line describing the run and the machine."""
     info = payload["machine"]
@@ -70,6 +90,7 @@ def markdown(payload):
         if any(f"{game}.{key}" in payload["rows"] for game in GAMES):
             lines.append(f"| {label} | " + " | ".join(
                 cell(payload["rows"].get(f"{game}.{key}")) for game in GAMES) + " |")
+    lines += batch_table(payload)
     yardstick = [payload["rows"].get(k) for k in ("breakthrough.cpp_playouts", "breakthrough.cpp_mcts")]
     libraries = ", ".join(f"{k} {v}" for k, v in info.get("libraries", {}).items())
     load, end = (" ".join(f"{x:.1f}" for x in values or ()) or "unknown"

@@ -118,19 +118,13 @@ def _reset_serial(game, b, start):
 
 
 @njit(cache=True)
-def _first_bad_action(actions, b, action_space):
+def _first_bad_action(actions, legal_mask, action_space):
     """Return (index of the first game whose action is not legal, 1 if out of range else 2), or (-1, 0)."""
     for i in range(actions.shape[0]):
         a = actions[i]
         if a < 0 or a >= action_space:
             return i, 1
-        row = b.legal[i]
-        found = False
-        for j in range(b.counts[i]):
-            if row[j] == a:
-                found = True
-                break
-        if not found:
+        if not legal_mask[i, a]:  # the mask row holds exactly the game's legal actions
             return i, 2
     return -1, 0
 
@@ -301,7 +295,7 @@ class BatchedGames:
             raise ActionError(f"game {i} of the batch: action {actions[i]} is out of range "
                               f"[0, {self.action_space})")
         np.copyto(self._actions, actions, casting="unsafe")
-        i, why = _first_bad_action(self._actions, self._b, self.action_space)
+        i, why = _first_bad_action(self._actions, self._b.legal_mask, self.action_space)
         if i >= 0:
             a = int(self._actions[i])
             if why == 1:

@@ -62,11 +62,15 @@ class MCTSAgent(BaseAgent):
       MAX_PATH plies), "single legal action" (no search)
 
     Ctrl-C stops the search within `_CHECK_EVERY` simulations (see `clock.Interrupts`; main
-    thread only) and raises `SearchInterrupted` carrying the most visited root action."""
+    thread only) and raises `SearchInterrupted` carrying the most visited root action.
+
+    `root_visit_counts()` gives the visits of every root child of the last search (all its
+    legal actions), read from the tree after the search: a learner's policy target."""
 
     agent_name = "mcts"
     _tree = None  # allocated by the first search (`_tree_for`), kept by `reset`
     _tree_game = None
+    _root_searched = False  # whether the tree's root is the last search's (root_visit_counts)
     STATS_KEYS = ("simulations", "nodes", "depth", "time", "simulations_per_second",
                   "root_visits", "visits", "proven", "score", "pv", "reused_nodes", "stopped")
     settings = {
@@ -264,6 +268,18 @@ class MCTSAgent(BaseAgent):
             int(ctl[NODES]), int(ctl[SIMS]) - sims_before,
             int(tree.visits[child]) / root_visits if root_visits else None)
 
+    def root_visit_counts(self):
+        """Return (actions, visits): int32 and int64 arrays, one entry per child of the last
+        search's root (every legal action there), the visits the search gave it (kept ones
+        included); both empty when the last move ran no search (a single legal action, or a
+        search stopped before the root was expanded). Read from the tree, valid until the
+        next `select_action`."""
+        tree = self._tree
+        if not self._root_searched or tree is None:
+            return np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int64)
+        f, n = int(tree.first_child[0]), int(tree.n_children[0])
+        return tree.action[f:f + n].copy(), tree.visits[f:f + n].copy()
+
     def select_action(self, state, on_progress=None):
         """Return the most visited root action after the search (the state is not changed).
 
@@ -274,6 +290,7 @@ class MCTSAgent(BaseAgent):
         game_id, array = check_state(state)
         start = time.perf_counter()
         legal = state.legal_actions()
+        self._root_searched = False
         if len(legal) == 1:
             self.last_stats = self._stats(0, time.perf_counter() - start, pv=[int(legal[0])],
                                           stopped="single legal action")
@@ -342,6 +359,7 @@ class MCTSAgent(BaseAgent):
                                           nodes=int(ctl[NODES]), root_visits=int(tree.visits[0]),
                                           reused_nodes=reused, stopped=stopped)
         else:
+            self._root_searched = True
             child = best_child(tree)
             action = int(tree.action[child])
             score = self._child_score(child)

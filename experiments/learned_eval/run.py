@@ -15,6 +15,12 @@
    records/sprt.jsonl.gz.
 5. sprt_depth: the same match at equal depth (3 plies), the network's knowledge without its
    cost, into records/sprt_depth.jsonl.gz.
+6. sprt_mcts: MCTS (the informed default) with eval=net:net.npz against eval=texel at equal
+   time per move, the same SPRT and openings, into records/sprt_mcts.jsonl.gz.
+7. throughput: `ludo-flow selfplay` with the self-play settings at --workers 1 and 2,
+   THROUGHPUT_GAMES games a run into a temporary folder (after an untimed run that compiles),
+   the two alternating for THROUGHPUT_ROUNDS rounds: games/s and positions/s of each run (the
+   command's own figures: the whole run, worker start included), with the load average.
 
 Results go to results.json and results.md.
 """
@@ -48,6 +54,8 @@ MOVE_TIME = 0.05  # seconds a move, both sides
 SPRT = "elo0=0,elo1=20,alpha=0.05,beta=0.05"
 SPRT_MAX_GAMES = 1000  # the match stops as soon as the SPRT decides
 OPENINGS = "random:plies=4"
+THROUGHPUT_GAMES = 2000
+THROUGHPUT_ROUNDS = 4
 
 
 def cli(*words):
@@ -84,6 +92,41 @@ def step_selfplay(results, workers):
                *(["--resume"] if os.path.exists(os.path.join(DATA, "selfplay.json")) else []))
     results["selfplay"] = {"agent": SELFPLAY_AGENT, "games": GAMES, "variant": VARIANT,
                            "workers": workers, "report": line, "seconds": time.time() - began}
+
+
+def step_throughput(results):
+    """Time `ludo-flow selfplay` (the self-play step's settings) at 1 and 2 workers, alternating."""
+    import re
+    import tempfile
+    runs = []
+    with tempfile.TemporaryDirectory(prefix="learned_eval_selfplay_") as folder:  # compiles, untimed
+        cli("selfplay", GAME, "--variant", VARIANT, "--agent", SELFPLAY_AGENT, "--games", 4,
+            "--out", os.path.join(folder, "data"), "--workers", 1, "--quiet")
+    for r in range(THROUGHPUT_ROUNDS):
+        for workers in ((1, 2) if r % 2 == 0 else (2, 1)):
+            with tempfile.TemporaryDirectory(prefix="learned_eval_selfplay_") as folder:
+                load = os.getloadavg()
+                began = time.time()
+                line = cli("selfplay", GAME, "--variant", VARIANT, "--agent", SELFPLAY_AGENT,
+                           "--games", THROUGHPUT_GAMES, "--out", os.path.join(folder, "data"),
+                           "--workers", workers, "--seed", 3, "--quiet")
+                seconds = time.time() - began
+            games, positions, inside = re.match(r"(\d+) games, (\d+) positions in ([\d.]+) s", line).groups()
+            runs.append({"workers": workers, "games": int(games), "positions": int(positions),
+                         "seconds": float(inside), "process_seconds": seconds,
+                         "games_per_s": int(games) / float(inside),
+                         "positions_per_s": int(positions) / float(inside),
+                         "load_average_before": list(load), "load_average_after": list(os.getloadavg())})
+            print(f"workers {workers}: {line.split(';')[0]}", flush=True)
+    by_workers = {}
+    for w in (1, 2):
+        mine = [run for run in runs if run["workers"] == w]
+        by_workers[str(w)] = {"games_per_s": sum(x["games_per_s"] for x in mine) / len(mine),
+                              "positions_per_s": sum(x["positions_per_s"] for x in mine) / len(mine)}
+    results["throughput"] = {"agent": SELFPLAY_AGENT, "variant": VARIANT, "games": THROUGHPUT_GAMES,
+                             "rounds": THROUGHPUT_ROUNDS, "runs": runs, "mean": by_workers,
+                             "two_over_one": by_workers["2"]["games_per_s"] / by_workers["1"]["games_per_s"],
+                             "cores": os.cpu_count(), "code": results["code"]}
 
 
 def step_train(results):
@@ -171,13 +214,13 @@ def step_speed(results):
                         "positions": len(arrays)}
 
 
-def step_sprt(results, workers, name="sprt", budget=f"depth=99,time={MOVE_TIME}"):
-    """Play the SPRT match of alpha-beta with the network against texel at `budget` (equal
+def step_sprt(results, workers, name="sprt", budget=f"depth=99,time={MOVE_TIME}", agent="alphabeta"):
+    """Play the SPRT match of `agent` with the network against texel at `budget` (equal
     for both) into records/NAME.jsonl.gz; store its figures under results[NAME]."""
     from agents.records import load_records
     from agents.tournament import Tournament
-    net_spec = f"alphabeta:{budget},eval=net:{NET_PATH}"
-    texel_spec = f"alphabeta:{budget}"
+    net_spec = f"{agent}:{budget},eval=net:{NET_PATH}"
+    texel_spec = f"{agent}:{budget}"
     out = os.path.join(HERE, "records", f"{name}.jsonl.gz")
     os.makedirs(os.path.dirname(out), exist_ok=True)
     began = time.time()
@@ -219,28 +262,38 @@ def write_markdown(results):
         for k, v in sp["rates"].items():
             lines.append(f"| `{v['spec']}` | {v['rate']:,.0f} {v['unit']} |")
         lines.append("")
-    for name in ("sprt", "sprt_depth"):
+    if "throughput" in results:
+        tp = results["throughput"]
+        lines += [(f"Self-play throughput (`{tp['agent']}`, {tp['games']:,} games a run, "
+                   f"{tp['rounds']} rounds alternating):"), "",
+                  "| workers | games/s | positions/s | load average before (1 min) |", "|---:|---:|---:|---:|"]
+        lines += [f"| {x['workers']} | {x['games_per_s']:.1f} | {x['positions_per_s']:,.0f} | "
+                  f"{x['load_average_before'][0]:.2f} |" for x in tp["runs"]]
+        lines += ["", f"2 workers / 1 worker: {tp['two_over_one']:.2f}x games/s.", ""]
+    for name in ("sprt", "sprt_depth", "sprt_mcts"):
         if name in results:
             s = results[name]
             llr = f"LLR {s['sprt']['llr']:.2f} in ({s['sprt']['lower']:.2f}, {s['sprt']['upper']:.2f})"
+            # `timing`: a note written into results.json by hand when `seconds` misleads (a resumed run)
+            timing = s.get("timing") or f"{s['seconds']:.0f} s on {s['workers']} workers"
             lines += [f"SPRT ({SPRT}) `{s['first']}` against `{s['second']}`: {s['games']} games, "
                       f"net {s['net_wins']} wins, {s['draws']} draws, {s['net_losses']} losses; "
-                      f"decision {s['sprt']['decision']}, {llr}; "
-                      f"{s['seconds']:.0f} s on {s['workers']} workers.", ""]
+                      f"decision {s['sprt']['decision']}, {llr}; {timing}.", ""]
     with open(os.path.join(HERE, "results.md"), "w") as f:
         f.write("\n".join(lines))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("step", choices=("all", "selfplay", "train", "speed", "sprt", "sprt_depth"))
+    parser.add_argument("step", choices=("all", "selfplay", "train", "speed", "sprt", "sprt_depth",
+                                         "throughput", "sprt_mcts"))
     parser.add_argument("--workers", type=int, default=2)
     args = parser.parse_args()
     os.chdir(ROOT)  # the specs name the network's file relative to the repository
     results = load_results()
     # the commit, not the folder it ran in (a path of this machine)
     results["code"] = {k: v for k, v in code_version().items() if k != "path"}
-    steps = (("selfplay", "train", "speed", "sprt", "sprt_depth") if args.step == "all"
+    steps = (("selfplay", "train", "speed", "sprt", "sprt_depth", "sprt_mcts") if args.step == "all"
              else (args.step,))
     for step in steps:
         if step == "selfplay":
@@ -251,6 +304,10 @@ def main():
             step_speed(results)
         elif step == "sprt":
             step_sprt(results, args.workers)
+        elif step == "throughput":
+            step_throughput(results)
+        elif step == "sprt_mcts":  # MCTS's simulations budget off: time alone, as alpha-beta's depth
+            step_sprt(results, args.workers, "sprt_mcts", f"simulations=0,time={MOVE_TIME}", "mcts")
         else:  # equal depth: the network's knowledge without its cost
             step_sprt(results, args.workers, "sprt_depth", "depth=3")
         write_markdown(save_results(results, step))

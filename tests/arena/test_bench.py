@@ -5,6 +5,7 @@ import json
 import sys
 from pathlib import Path
 
+import numba
 import pytest
 
 from agents import cli
@@ -13,11 +14,15 @@ pytestmark = pytest.mark.slow  # compiles or starts processes: outside the fast 
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 GAME_ROWS = ("first_call", "perft", "playouts", "playouts_all_cores", "reference_playouts",
-             "mcts", "alphabeta", "batch", "cached_start", "mcts_equal")
+             "mcts", "alphabeta", "cached_start", "mcts_equal")
+BATCH_ROWS = ("batch_8_1thread", "batch_8_2threads", "batch_64_1thread", "batch_64_2threads")  # --quick
+PGX_ROWS = ("pgx_othello.batch_8", "pgx_othello.batch_64", "pgx_connect_four.batch_8",
+            "pgx_connect_four.batch_64")
 OPENSPIEL_GAME_ROWS = ("openspiel_cpp_mcts", "openspiel_python_mcts", "openspiel_adapter_playouts")
 YARDSTICK_ROWS = ("breakthrough.cpp_playouts", "breakthrough.cpp_mcts")
 GAME_RATIOS = ("kernels_over_reference", "kernels_over_adapter", "all_cores_over_one_core", "mcts_over_openspiel_cpp",
-               "mcts_over_openspiel_python", "playouts_over_breakthrough", "mcts_over_breakthrough")
+               "mcts_over_openspiel_python", "playouts_over_breakthrough", "mcts_over_breakthrough",
+               "batch_over_pgx_connect_four", "batch_over_pgx_othello")
 
 
 def openspiel_usable():
@@ -39,6 +44,11 @@ def check_spread(key, row):
     assert row["min"] <= row["median"] <= row["max"], (key, row)
 
 
+def pgx_usable():
+    """Return whether pgx and jax can be imported (the optional `pgx` extra)."""
+    return all(importlib.util.find_spec(name) is not None for name in ("pgx", "jax"))
+
+
 def test_quick_suite_writes_every_row(tmp_path, capsys, monkeypatch):
     out = tmp_path / "bench.json"
     assert cli.main(["bench", "--quick", "--json", str(out)]) == 0
@@ -46,7 +56,13 @@ def test_quick_suite_writes_every_row(tmp_path, capsys, monkeypatch):
     payload = json.loads(out.read_text())
     pyspiel, adapter = openspiel_usable()
 
-    expected = [f"{game}.{row}" for game in ("flow", "tolkuchka") for row in GAME_ROWS]
+    batch_rows = [row for row in BATCH_ROWS if numba.config.NUMBA_NUM_THREADS > 1 or "2threads" not in row]
+    expected = [f"{game}.{row}" for game in ("flow", "tolkuchka") for row in GAME_ROWS + tuple(batch_rows)]
+    if pgx_usable():
+        expected += PGX_ROWS
+    else:
+        assert "pgx is not installed" in payload["skipped"]["pgx.batch"]
+        assert not any(key.startswith("pgx_") for key in payload["rows"])
     peers = [f"{game}.{row}" for game in ("flow", "tolkuchka") for row in OPENSPIEL_GAME_ROWS]
     if pyspiel:
         expected += YARDSTICK_ROWS
@@ -67,7 +83,8 @@ def test_quick_suite_writes_every_row(tmp_path, capsys, monkeypatch):
 
     needs = {"mcts_over_openspiel_cpp": adapter, "mcts_over_openspiel_python": adapter,
              "kernels_over_adapter": adapter,
-             "playouts_over_breakthrough": pyspiel, "mcts_over_breakthrough": pyspiel}
+             "playouts_over_breakthrough": pyspiel, "mcts_over_breakthrough": pyspiel,
+             "batch_over_pgx_connect_four": pgx_usable(), "batch_over_pgx_othello": pgx_usable()}
     for game in ("flow", "tolkuchka"):
         for ratio in GAME_RATIOS:
             key = f"{game}.{ratio}"
@@ -118,3 +135,14 @@ def test_bench_outside_a_source_checkout_says_so(monkeypatch, capsys):
     monkeypatch.setattr(cli.os.path, "isfile", lambda path: False)
     assert cli.main(["bench", "--quick"]) == 2
     assert "from a source checkout" in capsys.readouterr().err
+
+
+def test_pgx_rows_are_skipped_with_one_note_without_pgx(monkeypatch):
+    monkeypatch.syspath_prepend(str(BENCHMARKS))
+    import bench_suite
+    monkeypatch.setitem(sys.modules, "pgx", None)  # `import pgx` raises ImportError
+    skipped = {}
+    assert bench_suite.pgx_cases(bench_suite.SIZES["quick"], skipped) == []
+    assert list(skipped) == ["pgx.batch"] and "pgx is not installed" in skipped["pgx.batch"]
+    specs = {key: (top, bottom) for key, _, top, bottom in bench_suite.ratio_specs(64)}
+    assert specs["flow.batch_over_pgx_connect_four"] == ("flow.batch_64_2threads", "pgx_connect_four.batch_64")

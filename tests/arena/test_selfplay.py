@@ -4,9 +4,11 @@ import json
 import numpy as np
 import pytest
 
+from agents import make_agent
 from agents.cli import main
-from agents.selfplay import (FIELDS, SelfPlayError, finished_games, iter_batches, load_shard, policy_target,
-                             run_selfplay, shard_paths)
+from agents.selfplay import (FIELDS, SelfPlayError, finished_games, iter_batches, load_shard, play_game,
+                             policy_target, run_selfplay, shard_paths)
+from agents.tournament.schedule import derive_seed
 from ludo_flow import load_game
 
 SETTINGS = {"game": "tolkuchka", "variant": "standard", "params": {"quiet_plies": 4, "max_plies": 24},
@@ -74,14 +76,42 @@ def test_loader_refuses_pickles_and_foreign_files(tmp_path):
 
 
 def test_policy_targets():
-    policy, score = policy_target(None, 7, {"visits": [(7, 30, 0.25), (3, 10, -0.5)]}, 16)
+    root = (np.array([7, 3, 5], dtype=np.int32), np.array([30, 10, 0], dtype=np.int64))
+    policy, score = policy_target(7, {"score": 0.25}, 16, root)
     assert policy[7] == pytest.approx(0.75) and policy[3] == pytest.approx(0.25) and score == 0.25
-    policy, score = policy_target(None, 9, {"visits": [(7, 30, 0.25)], "proven": "win"}, 16)
-    assert policy[9] == 1.0 and policy.sum() == 1.0 and score == 1.0  # a proven win outside the most visited
-    assert np.isnan(policy_target(None, 9, {"visits": [], "proven": None}, 16)[1])  # a single legal action
-    policy, score = policy_target(None, 2, {"score": 1.5, "pv": [2]}, 16)
+    assert policy.sum() == pytest.approx(1.0) and policy[5] == 0.0
+    policy, score = policy_target(5, {"score": 1.0, "proven": "win"}, 16, root)
+    assert policy[5] == 1.0 and policy.sum() == 1.0 and score == 1.0  # a proven win never visited
+    empty = (np.empty(0, dtype=np.int32), np.empty(0, dtype=np.int64))
+    policy, score = policy_target(9, {"score": None}, 16, empty)  # a single legal action: no search
+    assert policy[9] == 1.0 and np.isnan(score)
+    policy, score = policy_target(2, {"score": 1.5, "pv": [2]}, 16)
     assert policy[2] == 1.0 and policy.sum() == 1.0 and score == 1.5
-    assert np.isnan(policy_target(None, 2, {"score": None}, 16)[1])
+    assert np.isnan(policy_target(2, {"score": None}, 16)[1])
+
+
+def test_mcts_target_is_the_whole_root_visit_distribution():
+    settings = dict(SETTINGS, game="flow", variant="fountain", params={"max_turns": 3},
+                    agent="mcts:simulations=300", opening_plies=0)
+    rows = play_game(settings, 0)
+    assert np.allclose(rows["policy"].sum(axis=1), 1.0)
+    assert not (rows["policy"] > 0)[~rows["legal_mask"]].any()  # only legal actions
+    assert (np.count_nonzero(rows["policy"], axis=1) > 10).any()  # not the ten most visited only
+
+    # The first row is the search from the start: the visits of every root child, as the tree has them.
+    game = load_game("flow", "fountain", max_turns=3)
+    agent = make_agent(settings["agent"], game)
+    agent.reset(seed=derive_seed(settings["seed"], 0))
+    action = agent.select_action(game.new_initial_state())
+    tree = agent._tree
+    f, n = int(tree.first_child[0]), int(tree.n_children[0])
+    actions, visits = agent.root_visit_counts()
+    assert n == len(game.new_initial_state().legal_actions()) == len(actions)
+    assert actions.tolist() == tree.action[f:f + n].tolist() and visits.tolist() == tree.visits[f:f + n].tolist()
+    expected = np.zeros_like(rows["policy"][0])
+    expected[actions] = visits / visits.sum()
+    assert np.allclose(rows["policy"][0], expected) and rows["policy"][0].argmax() == action
+    assert rows["score"][0] == pytest.approx(agent.last_stats["score"])
 
 
 @pytest.mark.slow  # worker processes start and load the compiled code
