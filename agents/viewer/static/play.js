@@ -161,6 +161,11 @@
         body: JSON.stringify({session: session})});
     } catch (e) { /* the page is going away */ }
   });
+  /* The server drops a game whose page is gone: an open page says it is there, however long the
+     person thinks (requests are otherwise sent only while the agent thinks). */
+  setInterval(function () {
+    if (session) request("POST", "/api/ping", {session: session}).catch(function (err) { message.textContent = String(err.message || err); });
+  }, settings.heartbeat_ms);
   window.lfvPlay = {view: function () { return view; }, busy: function () { return busy; }, send: send, click: click};
   newGame("white");
 })();
