@@ -5,6 +5,7 @@ ply of every game by keyboard, and the board read from the DOM equals the record
 at that ply; no console errors; no request leaves the page. The play page: a whole game
 against `random` played by clicks, whose saved record replays to the final position shown.
 Screenshots go to the test's output folder (printed)."""
+import math
 import random
 import threading
 import time
@@ -52,9 +53,21 @@ def watch(page, base):
     return problems
 
 
+def with_search(record):
+    """Return the record with a plausible `search` field (a score from the mover's view a move)."""
+    n = len(record["moves"])
+    return dict(record, search={"score": [round(math.sin(k / 5), 3) for k in range(n)],
+                                "depth": [3 + k % 4 for k in range(n)], "nodes": [100 * (k + 1) for k in range(n)],
+                                "pv": [record["moves"][k:k + 2] for k in range(n)]})
+
+
+def board_index(page):
+    return page.evaluate("() => Number(document.querySelector('.lfv-board svg').dataset.index)")
+
+
 def test_replay_page_steps_through_every_ply(browser, records, tmp_path):
     path = tmp_path / "games.jsonl"
-    path.write_text("".join(record_line(r) for r in records))
+    path.write_text("".join(record_line(r) for r in records[:3]) + record_line(with_search(records[3])))
     html = tmp_path / "replay.html"
     assert main(["replay", str(path), "--html", str(html)]) == 0
     page = browser.new_page(viewport={"width": 1280, "height": 800})
@@ -84,6 +97,65 @@ def test_replay_page_steps_through_every_ply(browser, records, tmp_path):
       return (performance.now() - t) / 50; }""")
     page.fill(".lfv-filter-agent", "seed=3")
     assert page.locator(".lfv-games tbody tr").count() == 1
+    page.fill(".lfv-filter-agent", "")
+    def rows():
+        return page.locator(".lfv-games tbody tr").count()
+    for select, key in ((".lfv-filter-result", "result"), (".lfv-filter-termination", "termination")):
+        for value in {r[key] for r in records}:
+            page.select_option(select, value)
+            assert rows() == sum(r[key] == value for r in records), (key, value)
+            assert page.locator(".lfv-count").text_content() == f"{rows()} of {len(records)} games"
+        page.select_option(select, "")
+    assert rows() == len(records)
+    # the header, the move list, the slider, flip
+    record = records[2]
+    page.click('.lfv-games tr[data-index="2"]')
+    header = page.locator(".lfv-header").text_content()
+    for text in (f"White {record['white']}", f"Black {record['black']}", record["result"], record["termination"],
+                 f"game {record['id']}", f"{record['plies']} plies", "opening: " + " ".join(record["opening"])):
+        assert text in header, (text, header)
+    page.click('.lfv-move[data-ply="5"]')
+    assert board_index(page) == 5 and page.locator(".lfv-move.lfv-current").get_attribute("data-ply") == "5"
+    page.evaluate("() => { const s = document.querySelector('.lfv-slider'); s.value = 9; s.dispatchEvent(new Event('input')); }")
+    assert board_index(page) == 9
+    a1 = "() => document.querySelector('.lfv-board rect.sq[data-square=\"a1\"]').getAttribute('y')"
+    low = float(page.evaluate(a1))
+    page.click('button[title="flip the board (f)"]')
+    assert float(page.evaluate(a1)) < low and page.evaluate(READ_BOARD)["index"] == 9  # a1 at the top
+    page.keyboard.press("f")
+    assert float(page.evaluate(a1)) == low
+    # autoplay: a ply at a time to the end (from near it, to be quick), paused by the button
+    end = len(record["moves"]) + len(record["opening"])
+    page.click(f'.lfv-move[data-ply="{end - 8}"]')
+    page.select_option(".lfv-speed", "16")
+    page.click(".lfv-play")
+    page.wait_for_function(f"() => Number(document.querySelector('.lfv-board svg').dataset.index) >= {end - 6}")
+    page.click(".lfv-play")
+    assert page.locator(".lfv-play").text_content() == "play" and page.get_attribute(".lfv", "data-playing") is None
+    paused = board_index(page)
+    page.wait_for_timeout(200)
+    assert board_index(page) == paused and end - 6 <= paused < end
+    page.keyboard.press("Space")
+    page.wait_for_function("() => !document.querySelector('.lfv').hasAttribute('data-playing')")
+    assert board_index(page) == end  # played to the end, and stopped there
+    # the evaluation graph of the record with search data: a click goes to its ply
+    page.click('.lfv-games tr[data-index="3"]')
+    positions = len(records[3]["moves"]) + len(records[3]["opening"])
+    graph = page.locator(".lfv-graph")
+    box = graph.bounding_box()
+    graph.click(position={"x": box["width"] / 2, "y": 10})
+    assert board_index(page) == math.floor(positions / 2 + 0.5)
+    assert "score" in page.locator(".lfv-status").text_content()
+    # the address names the game and ply shown; a link opens them
+    page.keyboard.press("ArrowRight")
+    ply = board_index(page) - len(records[3]["opening"])
+    page.wait_for_function(f"() => location.hash === '#game={records[3]['id']}&ply={ply}'")
+    page.evaluate(f"() => {{ location.hash = '#game={records[1]['id']}&ply=4'; }}")
+    page.wait_for_function(f"() => document.querySelector('.lfv-board svg').dataset.game === '{records[1]['id']}'")
+    assert page.evaluate(READ_BOARD)["ply"] == 4
+    page.reload()
+    shown = page.evaluate(READ_BOARD)
+    assert (shown["ply"], page.get_attribute(".lfv-board svg", "data-game")) == (4, records[1]["id"])
     shots = tmp_path / "replay.png"
     page.screenshot(path=str(shots))
     print(f"\nreplay page: opened in {opened:.2f} s, {per_ply:.2f} ms a ply; screenshot {shots}")
@@ -94,12 +166,19 @@ def test_replay_page_steps_through_every_ply(browser, records, tmp_path):
 def test_notebook_fragment_mounts_in_a_page(browser, records):
     page = browser.new_page()
     problems = watch(page, "about:")
-    page.set_content("<html><body>" + view(records)._repr_html_() + view(records[1])._repr_html_() + "</body></html>")
-    assert page.locator(".lfv .lfv-board svg").count() == 2
+    bad = dict(records[0], moves=["a1-a1"], plies=1, id="broken")
+    page.set_content("<html><body>" + view(records)._repr_html_() + view(records[1])._repr_html_()
+                     + view([bad, records[2]])._repr_html_() + view(bad)._repr_html_() + "</body></html>")
+    assert page.locator(".lfv .lfv-board svg").count() == 3
     page.locator(".lfv").nth(1).focus()
     page.keyboard.press("ArrowRight")
     assert page.locator(".lfv-board svg").nth(1).get_attribute("data-index") == "1"
     assert page.locator(".lfv-board svg").nth(0).get_attribute("data-index") == "0"
+    # a record that does not replay is named where it is seen, with one game or none left
+    for k in (2, 3):
+        errors = page.locator(".lfv").nth(k).locator(".lfv-errors")
+        assert errors.is_visible() and "broken" in errors.text_content()
+    assert page.locator(".lfv").nth(3).locator(".lfv-header").text_content() == "no game can be replayed"
     assert problems == []
     page.close()
 
