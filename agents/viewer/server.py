@@ -23,7 +23,7 @@ API (JSON in and out; POST bodies must be `application/json`):
                                 `progress` is the search's latest report, `progress_figures`)
     POST /api/move           {"session", "move": "b2-b4"} -> view
     POST /api/undo | /api/swap | /api/close    {"session"} -> view ({} for close)
-    POST /api/ping           {"session"} -> {} (the page is still open)
+    POST /api/ping           {"session"} -> {"open": whether the server still has the game}
 Every error is a JSON {"error": message}, those of the HTTP parsing included; a method other
 than GET and POST gets 405.
 """
@@ -446,11 +446,17 @@ class PlayServer(ThreadingHTTPServer):
 
     def session(self, sid):
         """Return the session `sid` (RequestError 404 if there is none)."""
-        with self.lock:
-            found = self.sessions.get(sid) if isinstance(sid, str) else None
+        found = self.touch(sid)
         if found is None:
             raise RequestError(HTTPStatus.NOT_FOUND, "no such game (it may have been closed): reload the page")
-        found.seen = time.monotonic()
+        return found
+
+    def touch(self, sid):
+        """Note that the page of session `sid` is open; return the session (None if there is none)."""
+        with self.lock:
+            found = self.sessions.get(sid) if isinstance(sid, str) else None
+        if found is not None:
+            found.seen = time.monotonic()
         return found
 
     def close_session(self, sid):
@@ -610,10 +616,10 @@ class PlayHandler(BaseHTTPRequestHandler):
             server.close_session(body.get("session"))
             self._json(HTTPStatus.OK, {})
             return
-        session = server.session(body.get("session"))
-        if action == "ping":  # finding the session noted that its page is still open
-            self._json(HTTPStatus.OK, {})
+        if action == "ping":  # not a 404 for a game just closed: a ping may cross its new game
+            self._json(HTTPStatus.OK, {"open": server.touch(body.get("session")) is not None})
             return
+        session = server.session(body.get("session"))
         with session.lock:
             session.update()
             if action == "move":

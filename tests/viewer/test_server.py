@@ -114,12 +114,13 @@ def test_a_page_that_pings_keeps_its_game_however_long_the_person_thinks(tmp_pat
         status, kept = api(srv, "POST", "/api/new", {})
         status, gone = api(srv, "POST", "/api/new", {})
         for _ in range(10):  # 2 s: two and a half idle times
-            assert api(srv, "POST", "/api/ping", {"session": kept["session"]}) == (200, {})
+            assert api(srv, "POST", "/api/ping", {"session": kept["session"]}) == (200, {"open": True})
             time.sleep(0.2)
         status, view = api(srv, "POST", "/api/move", {"session": kept["session"], "move": kept["legal"][0][0]})
         assert status == 200 and len(view["moves"]) >= 1
-        status, answer = api(srv, "POST", "/api/ping", {"session": gone["session"]})
-        assert status == 404 and "reload" in answer["error"]  # its page stopped: dropped
+        assert api(srv, "POST", "/api/ping", {"session": gone["session"]}) == (200, {"open": False})
+        status, answer = api(srv, "POST", "/api/move", {"session": gone["session"], "move": gone["legal"][0][0]})
+        assert status == 404 and "reload" in answer["error"]  # its page stopped pinging: dropped
 
 
 def test_bad_requests_get_4xx_json(server):

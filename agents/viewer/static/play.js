@@ -164,7 +164,11 @@
   /* The server drops a game whose page is gone: an open page says it is there, however long the
      person thinks (requests are otherwise sent only while the agent thinks). */
   setInterval(function () {
-    if (session) request("POST", "/api/ping", {session: session}).catch(function (err) { message.textContent = String(err.message || err); });
+    var pinged = session;
+    if (!pinged) return;
+    request("POST", "/api/ping", {session: pinged}).then(function (j) {
+      if (!j.open && pinged === session) message.textContent = "the server has closed this game: reload the page";
+    }, function (err) { message.textContent = String(err.message || err); });
   }, settings.heartbeat_ms);
   window.lfvPlay = {view: function () { return view; }, busy: function () { return busy; }, send: send, click: click};
   newGame("white");
