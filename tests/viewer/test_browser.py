@@ -315,7 +315,7 @@ def test_the_thinking_panel_shows_the_search_as_it_runs(browser, tmp_path, agent
     # finished depth (its first depths end within one poll of the page, so fewer distinct values
     # are seen). The first search of a page's game is watched: its worker starts with it.
     game = ludo_flow.load_game("flow", "fountain", max_turns=12)
-    with serving(game, agent, tmp_path / "played.jsonl") as (server, base):
+    with serving(game, agent, tmp_path / "played.jsonl") as (_, base):
         page = browser.new_page(viewport={"width": 1100, "height": 700})
         problems = watch(page, base)
         page.goto(base)
