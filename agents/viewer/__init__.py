@@ -21,8 +21,9 @@ __all__ = ["Viewer", "view", "replay_html", "write_html"]
 class Viewer:
     """A replay of one or more records that Jupyter displays inline (HTML and JavaScript, no
     widgets): a game list when there are several, the board at every ply, the move list,
-    keyboard arrows (click the viewer first), a slider, flip, and the evaluation graph of
-    records with per-move search data."""
+    keyboard arrows (click the viewer first), a slider, flip, play / pause, and the evaluation
+    graph of records with per-move search data. A record that cannot be replayed is named above
+    the board."""
 
     def __init__(self, records):
         if isinstance(records, dict):

@@ -327,7 +327,7 @@ def test_the_thinking_panel_shows_the_search_as_it_runs(browser, tmp_path, agent
                   moves: v ? v.moves.length : 0, legal: v ? v.legal : [],
                   figure: cell ? Number(cell.textContent) : null, best: best ? best.textContent : null}; }"""
         shown, shot, searched = [], tmp_path / "thinking.png", None
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + 120  # room for the worker to compile its search from a cold cache
         while time.monotonic() < deadline:
             now = page.evaluate(read, key)
             if now["moves"] != searched:  # a move was played: a new search (or none) follows
