@@ -291,9 +291,23 @@ def test_a_whole_game_against_random_by_clicks(browser, tmp_path):
         page.click(".lfv-undo")  # nothing of the person's to take back: the agent starts again
         second = searching(page, server)
         assert ended(first) and second is not first
-        page.click(".lfv-new")   # the person keeps Black: the agent searches the new game
+        # the person keeps Black: the agent searches the new game. The page's state request in
+        # flight is held till after the click: the new game waits for it (sent after the new
+        # game closed the old one, it got a 404, and its error was shown over the new game)
+        held = []
+
+        def hold(route):
+            held.append(route)
+        page.route("**/api/state*", hold)
+        while not held:
+            page.wait_for_timeout(20)
+        page.click(".lfv-new")
+        page.wait_for_timeout(100)
+        held[0].continue_()
+        page.unroute("**/api/state*", hold)
         third = searching(page, server)
         assert ended(second) and third is not second
+        assert page.locator(".lfv-message").text_content() == ""
         page.click(".lfv-swap")  # the person takes White, to move: no search
         assert wait_ready(page)["thinking"] is None and ended(third)
         page.click(".lfv-swap")
