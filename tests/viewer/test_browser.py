@@ -249,11 +249,12 @@ def test_a_whole_game_against_random_by_clicks(browser, tmp_path):
         page.click('.hit[data-square="a3"]')
         v = wait_ready(page)
         assert [m[0] for m in v["moves"][:2]] == ["b2-b3", "~a3"]
-        page.wait_for_timeout(2000)  # the person thinks for twice the idle time
+        page.wait_for_timeout(1500)  # the person thinks past the idle time (and the reaper's next look)
         rng = random.Random(5)
         clicks = 2
         while True:
             v = wait_ready(page)
+            assert page.locator(".lfv-message").text_content() == "" and clicks < 200  # no refusal
             if v["over"]:
                 break
             word, src, dst = rng.choice(v["legal"])

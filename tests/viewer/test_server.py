@@ -110,10 +110,10 @@ def test_a_game_over_http_is_saved_as_a_record(server, capsys):
 
 
 def test_a_page_that_pings_keeps_its_game_however_long_the_person_thinks(tmp_path):
-    with serving(tmp_path, idle=0.8) as srv:
+    with serving(tmp_path, idle=0.5) as srv:
         status, kept = api(srv, "POST", "/api/new", {})
         status, gone = api(srv, "POST", "/api/new", {})
-        for _ in range(10):  # 2 s: two and a half idle times
+        for _ in range(6):  # 1.2 s: over twice the idle time
             assert api(srv, "POST", "/api/ping", {"session": kept["session"]}) == (200, {"open": True})
             time.sleep(0.2)
         status, view = api(srv, "POST", "/api/move", {"session": kept["session"], "move": kept["legal"][0][0]})
