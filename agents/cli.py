@@ -368,13 +368,30 @@ def _plots(rated, folder):
 
 
 def _replay_records(args):
-    """Return the records of the replay file (each game once), reporting skipped lines."""
+    """Return the records of the replay file (each game once), reporting skipped lines;
+    CommandError in one line when it holds none."""
     from .records import ReadReport, load_records
     report = ReadReport()
     records = load_records(args.file, report=report)
+    if not records:
+        raise CommandError(f"{args.file} holds no game records" +
+                           (f" (skipped {report.describe()})" if report.describe() else ""))
     if report.describe():
         print(f"ludo-flow: {args.file}: skipped {report.describe()} (each game counted once)", file=sys.stderr)
     return records
+
+
+def _check_replay_options(args):
+    """Refuse, in one line, options of `replay` that contradict each other."""
+    if args.fps is not None and not (args.gif or args.svg):
+        raise CommandError("--fps goes with --gif or --svg")
+    written = [name for name, value in (("--html", args.html), ("--gif", args.gif), ("--svg", args.svg))
+               if value]
+    if args.list and (args.game_id is not None or args.step or written):
+        raise CommandError("--list lists every game of the file: it goes without "
+                           + ", ".join(["--game"] * (args.game_id is not None) + ["--step"] * args.step + written))
+    if args.step and written:
+        raise CommandError(f"--step shows the game in the terminal: it goes without {', '.join(written)}")
 
 
 def _replay_one(args, records):
@@ -393,28 +410,19 @@ def cmd_replay(args):
     (--list), step through one (--step), write an HTML replay (--html), a GIF (--gif) or an
     animated SVG (--svg)."""
     from .records import move_search, printable, replay_states
-    if args.fps is not None and not (args.gif or args.svg):
-        raise CommandError("--fps goes with --gif or --svg")
+    _check_replay_options(args)
     records = _replay_records(args)
     if args.list:
         from .viewer.terminal import format_list
         print(format_list(records))
         return
+    # a --gif, --svg or the terminal needs one game, named before any file is written
+    one = args.game_id is not None or args.gif or args.svg or not args.html
+    record = _replay_one(args, records) if one else None
     if args.html:
-        from .viewer import write_html
-        chosen = records if args.game_id is None else [_replay_one(args, records)]
-        if not chosen:
-            raise CommandError(f"{args.file} holds no games")
-        for name in sorted({r.get("game") for r in chosen} & set(GAMES)):
-            warmup.warm(load_game(name))
-        try:
-            size = write_html(chosen, args.html)
-        except OSError as err:
-            raise CommandError(f"--html: cannot write {args.html!r}: {err.strerror or err}") from None
-        print(f"# {len(chosen)} game(s), {size / 1e6:.2f} MB written to {args.html}", file=sys.stderr)
+        _write_replay_page(args, records if args.game_id is None else [record])
         if not (args.gif or args.svg):
             return
-    record = _replay_one(args, records)
     if record.get("game") in GAMES:
         warmup.warm(load_game(record["game"]))
     if args.gif or args.svg:
@@ -432,13 +440,14 @@ def cmd_replay(args):
         from .viewer.terminal import step_through
         step_through(record)
         return
+    positions = list(replay_states(record))  # a record that does not replay: its error alone
     print(printable(f"# {record.get('id')} ({record.get('game')} {record.get('variant')}): "
                     f"White {record['white']} - Black {record['black']}"))
     if record.get("opening"):
         print(printable(f"# opening: {' '.join(record['opening'])}"))
     mover = None
     searches = move_search(record)
-    for ply, word, state in replay_states(record):
+    for ply, word, state in positions:
         if word is not None:
             print(printable(f"{ply}. {'White' if mover == 0 else 'Black'} {word}"
                             f"{search_comment(searches[ply - 1])}"))
@@ -452,6 +461,25 @@ def cmd_replay(args):
     if record.get("termination"):
         print(printable(f"# {record['termination']}"))
     print(record["result"])
+
+
+def _write_replay_page(args, records):
+    """Write the --html page of `records`, saying how many games it holds and which records
+    it left out; CommandError in one line when none can be replayed or the file not written."""
+    from .records import printable
+    from .viewer import write_html
+    for name in sorted({r.get("game") for r in records} & set(GAMES)):
+        warmup.warm(load_game(name))
+    try:
+        written = write_html(records, args.html)
+    except OSError as err:
+        raise CommandError(f"--html: cannot write {args.html!r}: {err.strerror or err}") from None
+    except ValueError as err:
+        raise CommandError(f"{args.file}: {err}") from None
+    skipped = (f"; skipped {len(written.errors)} record(s) that cannot be replayed, the first: "
+               f"{printable(written.errors[0])}" if written.errors else "")
+    print(f"# {written.games} game(s), {written.size / 1e6:.2f} MB written to {args.html}{skipped}",
+          file=sys.stderr)
 
 
 def search_comment(entry):

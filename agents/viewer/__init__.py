@@ -9,7 +9,11 @@
 `ludo-flow replay FILE --html OUT.html` writes the same page; `ludo-flow serve GAME` serves a
 page to play an agent in the browser (`agents.viewer.server`). See docs/viewer.md.
 """
-from .page import notebook_html, replay_html
+from typing import NamedTuple
+
+from agents.records import RecordError, printable
+
+from .page import notebook_html, page_html, replay_html, viewer_data
 
 __all__ = ["Viewer", "view", "replay_html", "write_html"]
 
@@ -17,8 +21,9 @@ __all__ = ["Viewer", "view", "replay_html", "write_html"]
 class Viewer:
     """A replay of one or more records that Jupyter displays inline (HTML and JavaScript, no
     widgets): a game list when there are several, the board at every ply, the move list,
-    keyboard arrows (click the viewer first), a slider, flip, and the evaluation graph of
-    records with per-move search data."""
+    keyboard arrows (click the viewer first), a slider, flip, play / pause, and the evaluation
+    graph of records with per-move search data. A record that cannot be replayed is named above
+    the board."""
 
     def __init__(self, records):
         if isinstance(records, dict):
@@ -49,9 +54,25 @@ def view(records):
     return Viewer(records)
 
 
+class PageWritten(NamedTuple):
+    """What `write_html` wrote: the page's size in bytes, the games in it, and one message for
+    each record left out because it cannot be replayed."""
+    size: int
+    games: int
+    errors: list
+
+
 def write_html(records, path, title="ludo_flow replay"):
-    """Write the replay page of `records` to `path` (UTF-8); return its size in bytes."""
-    data = replay_html(records, title=title).encode("utf-8")
+    """Write the replay page of `records` to `path` (UTF-8); return a PageWritten. A record
+    that cannot be replayed is left out (named in `errors` and on the page); RecordError, with
+    nothing written, when no record can be."""
+    records = list(records)
+    data = viewer_data(records)
+    if not data["games"]:
+        if not records:
+            raise RecordError("no records to write")
+        raise RecordError(f"none of the {len(records)} record(s) can be replayed: {printable(data['errors'][0])}")
+    text = page_html(data, title=title).encode("utf-8")
     with open(path, "wb") as fh:
-        fh.write(data)
-    return len(data)
+        fh.write(text)
+    return PageWritten(len(text), len(data["games"]), data["errors"])

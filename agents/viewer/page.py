@@ -49,7 +49,11 @@ def viewer_data(records):
 
 def replay_html(records, title="ludo_flow replay"):
     """Return a whole HTML page replaying `records` (a list of record dicts)."""
-    data = viewer_data(records)
+    return page_html(viewer_data(records), title)
+
+
+def page_html(data, title="ludo_flow replay"):
+    """Return the whole HTML page of `viewer_data`."""
     return PAGE.format(title=escape(title), css=asset("viewer.css"), js=asset("viewer.js"),
                        data=script_json(data))
 
@@ -76,7 +80,7 @@ PAGE = """<!DOCTYPE html>
 (function () {{
   var data = JSON.parse(document.getElementById("replay-data").textContent);
   var root = document.getElementById("viewer");
-  window.LudoViewer.mount(root, data, {{keyTarget: document}});
+  window.LudoViewer.mount(root, data, {{keyTarget: document, hash: true}});
   root.focus({{preventScroll: true}});
   window.lfvReady = performance.now();
 }})();

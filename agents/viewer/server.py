@@ -5,9 +5,11 @@ turns a request into an action only through `State.parse_action` and checks it i
 malformed or illegal request gets a 4xx answer with a JSON message; an unexpected failure a
 500 with a one-line message (never a traceback). The agent searches in a worker process of its
 session, so a search can be stopped at any time: undo, new game, swap colours, or the page
-closing (it says so when it is hidden; a session not heard from for `IDLE_SECONDS` is dropped)
-terminate the worker, and the next search starts a new one. A finished game is appended to
-the records file as one record (`agents.records`), which `ludo-flow replay` opens.
+closing (it says so when it is hidden) terminate the worker, and the next search starts a new one. An open page says it is there
+every `idle / 6` seconds (`/api/ping`) however long the person thinks; a session not heard from
+for `PlayConfig.idle` seconds (its page gone without saying so) is dropped. A finished game is
+appended to the records file as one record (`agents.records`) with an id of its own, which
+`ludo-flow replay` opens.
 
 An agent that reports its search (`select_action(state, on_progress=...)`: alpha-beta after
 each finished depth, MCTS every `PROGRESS_INTERVAL` seconds) sends each report from the worker
@@ -21,6 +23,9 @@ API (JSON in and out; POST bodies must be `application/json`):
                                 `progress` is the search's latest report, `progress_figures`)
     POST /api/move           {"session", "move": "b2-b4"} -> view
     POST /api/undo | /api/swap | /api/close    {"session"} -> view ({} for close)
+    POST /api/ping           {"session"} -> {"open": whether the server still has the game}
+Every error is a JSON {"error": message}, those of the HTTP parsing included; a method other
+than GET and POST gets 405.
 """
 import json
 import multiprocessing
@@ -41,7 +46,9 @@ from agents.records import RecordsAppender, check_record, is_gzip, record_line
 from .page import asset, drawing_config, script_json
 
 MAX_BODY = 8192
-IDLE_SECONDS = 60.0       # a session whose page stopped asking for this long is dropped
+IDLE_SECONDS = 120.0      # a session whose page stopped asking for this long is dropped
+HEARTBEATS = 6            # an open page pings this many times an idle period (a hidden tab's
+                          # timers may be held to one a minute: still well inside 120 s)
 MAX_SESSIONS = 64
 SIDES = ("white", "black")
 LOOPBACK = ("127.0.0.1", "localhost", "::1")  # the addresses that keep the server on this machine
@@ -49,7 +56,8 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")  # the addresses that keep the serv
 
 class PlayConfig(NamedTuple):
     """What `serve` plays: the Game, the default agent spec, the start (position string or
-    None, then `after` actions in notation), the records file, and where to listen."""
+    None, then `after` actions in notation), the records file, where to listen, and the
+    seconds after which a session whose page stopped pinging is dropped."""
     game: object
     agent: str
     position: str = None
@@ -57,6 +65,7 @@ class PlayConfig(NamedTuple):
     out: str = "played.jsonl"
     host: str = "127.0.0.1"
     port: int = 8765
+    idle: float = IDLE_SECONDS
 
 
 class RequestError(Exception):
@@ -238,7 +247,7 @@ class Session:
         self.lock = threading.RLock()
         self.searcher = Searcher(server.config.game, spec)
         self.seen = time.monotonic()
-        self.games = 0
+        self.saves = 0  # records saved from this tab: each gets an id of its own
         self.new_game(human)
 
     def new_game(self, human=None):
@@ -246,7 +255,6 @@ class Session:
         self.searcher.stop()
         if human is not None:
             self.human = human
-        self.games += 1
         self.words, self.stats, self.times = [], [], [0.0, 0.0]
         self.message, self.saved, self.error = "", None, None
         self.seed = secrets.randbelow(1 << 31)
@@ -307,11 +315,15 @@ class Session:
         self.play(action)
 
     def undo(self):
-        """Take back the person's last decision and the agent's replies to it."""
+        """Take back the person's last decision and the agent's replies to it. After a saved
+        game its record stays; playing on to another end saves another record."""
         self.searcher.stop()
         while self.words:
             if self.rebuild_before_last() == self.human:
                 break
+        if self.saved is not None:
+            self.message = (f"game {self.saved['id']} stays saved; a game finished from here is "
+                            f"saved as another one")
         self.saved = None
         self.think()
 
@@ -335,7 +347,7 @@ class Session:
         agent_side = 1 - self.human
         names = ["human", "human"]
         names[agent_side] = self.spec
-        record = {"id": f"web-{self.id[:8]}-{self.games}", "version": ludo_flow.__version__,
+        record = {"id": f"web-{self.id[:8]}-{self.saves + 1}", "version": ludo_flow.__version__,
                   "game": game.name, "variant": game.variant, "params": dict(game.params),
                   "start": self.server.start_text or game.new_initial_state().to_string(),
                   "opening": list(self.server.after), "white": names[0], "black": names[1],
@@ -349,6 +361,7 @@ class Session:
         check_record(record)
         try:
             self.server.append_record(record)
+            self.saves += 1
             self.saved = {"file": self.server.config.out, "id": record["id"]}
         except OSError as err:
             self.error = f"the record could not be saved: {err.strerror or err}"
@@ -433,11 +446,17 @@ class PlayServer(ThreadingHTTPServer):
 
     def session(self, sid):
         """Return the session `sid` (RequestError 404 if there is none)."""
-        with self.lock:
-            found = self.sessions.get(sid) if isinstance(sid, str) else None
+        found = self.touch(sid)
         if found is None:
             raise RequestError(HTTPStatus.NOT_FOUND, "no such game (it may have been closed): reload the page")
-        found.seen = time.monotonic()
+        return found
+
+    def touch(self, sid):
+        """Note that the page of session `sid` is open; return the session (None if there is none)."""
+        with self.lock:
+            found = self.sessions.get(sid) if isinstance(sid, str) else None
+        if found is not None:
+            found.seen = time.monotonic()
         return found
 
     def close_session(self, sid):
@@ -449,13 +468,15 @@ class PlayServer(ThreadingHTTPServer):
                 found.searcher.close()
 
     def _reap(self):
-        """Every two seconds: drop the idle sessions, and collect the others' search reports
-        and moves (a page that stops polling must not leave a worker blocked on a full pipe)."""
-        while not self._stopping.wait(2.0):
+        """Every two seconds (or a quarter of the idle time): drop the sessions whose page is
+        gone, and collect the others' search reports and moves (a page that stops polling must
+        not leave a worker blocked on a full pipe)."""
+        limit = self.config.idle
+        while not self._stopping.wait(min(2.0, limit / 4)):
             now = time.monotonic()
             with self.lock:
-                idle = [sid for sid, s in self.sessions.items() if s is not None and now - s.seen > IDLE_SECONDS]
-                live = [s for s in self.sessions.values() if s is not None and now - s.seen <= IDLE_SECONDS]
+                idle = [sid for sid, s in self.sessions.items() if s is not None and now - s.seen > limit]
+                live = [s for s in self.sessions.values() if s is not None and now - s.seen <= limit]
             for sid in idle:
                 self.close_session(sid)
             for session in live:
@@ -485,7 +506,7 @@ class PlayHandler(BaseHTTPRequestHandler):
         if not self.server.quiet:
             sys.stderr.write("# %s %s\n" % (self.address_string(), fmt % args))
 
-    def _send(self, status, body, kind="application/json"):
+    def _send(self, status, body, kind="application/json", headers=()):
         data = body.encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", kind + "; charset=utf-8")
@@ -493,8 +514,23 @@ class PlayHandler(BaseHTTPRequestHandler):
         self.send_header("Cache-Control", "no-store")
         self.send_header("X-Content-Type-Options", "nosniff")
         self.send_header("X-Frame-Options", "DENY")
+        for name, value in headers:
+            self.send_header(name, value)
         self.end_headers()
-        self.wfile.write(data)
+        if self.command != "HEAD":
+            self.wfile.write(data)
+
+    def send_error(self, code, message=None, explain=None):
+        """Answer an error as JSON, those http.server finds itself included (a bad request
+        line 400, a too long one 414, too many headers 431, an unknown method 501)."""
+        try:
+            phrase = HTTPStatus(code).phrase
+        except ValueError:
+            phrase = ""
+        self.close_connection = True
+        if self.request_version == "HTTP/0.9":  # a request line it could not read: still say the status
+            self.request_version = "HTTP/1.0"
+        self._send(code, json.dumps({"error": message or phrase}), headers=[("Connection", "close")])
 
     def _json(self, status, value):
         self._send(status, json.dumps(value))
@@ -580,6 +616,9 @@ class PlayHandler(BaseHTTPRequestHandler):
             server.close_session(body.get("session"))
             self._json(HTTPStatus.OK, {})
             return
+        if action == "ping":  # not a 404 for a game just closed: a ping may cross its new game
+            self._json(HTTPStatus.OK, {"open": server.touch(body.get("session")) is not None})
+            return
         session = server.session(body.get("session"))
         with session.lock:
             session.update()
@@ -602,11 +641,17 @@ class PlayHandler(BaseHTTPRequestHandler):
     def do_POST(self):  # noqa: N802
         self._handle("POST")
 
+    def _not_allowed(self):
+        self._send(HTTPStatus.METHOD_NOT_ALLOWED, json.dumps({"error": f"{self.command} is not "
+                   "served here: only GET and POST"}), headers=[("Allow", "GET, POST")])
+
+    do_HEAD = do_PUT = do_DELETE = do_PATCH = do_OPTIONS = _not_allowed
+
 
 def play_page(config):
     """Return the play page (self-contained: style, drawing code and page code inline)."""
     settings = {"config": drawing_config(), "game": config.game.name, "agent": config.agent,
-                "out": config.out}
+                "out": config.out, "heartbeat_ms": round(1000 * config.idle / HEARTBEATS)}
     return PLAY_PAGE.format(css=asset("viewer.css"), js=asset("viewer.js"), play=asset("play.js"),
                             settings=script_json(settings))
 

@@ -82,6 +82,10 @@ def test_the_tour_runs_without_a_cell_error(tmp_path, monkeypatch):
     assert len(svgs) >= 9                                   # the boards drawn along the way
     assert any("image/png" in out.get("data", {}) for out in outputs)   # the ratings plot
     assert any("last-move" in out["data"]["image/svg+xml"] for out in svgs)
+    (viewer,) = [cell for cell in nb.cells if cell.cell_type == "code" and "view(records)" in cell.source]
+    (shown,) = [out["data"]["text/html"] for out in viewer.outputs if "text/html" in out.get("data", {})]
+    assert "LudoViewer.mount" in shown and '"errors":[]' in shown  # the replay, every record in it
+    assert shown.count('{"info":') >= 2                              # a game list
 
 
 def test_the_learning_loop_runs_in_under_a_minute(tmp_path, monkeypatch):

@@ -136,3 +136,33 @@ def test_cli_step_moves_forward_back_and_jumps(records_file, records, monkeypatc
     shown = re.findall(r"^(\d+)\. (White|Black) (\S+)$|^start$", out, re.M)
     assert [s[0] for s in shown] == ["", "1", "2", "1", "5"]
     assert shown[1][2] == records[2]["moves"][0]
+
+
+def test_cli_refuses_in_one_line_what_it_cannot_replay(records_file, records, tmp_path, capsys):
+    files = {"empty": "", "cut": record_line(records[0]).rstrip("\n"),
+             "unknown": record_line(dict(records[0], game="chess", id="x")),
+             "bad": record_line(dict(records[0], moves=["a1-a1"], plies=1, id="broken"))}
+    for name, text in files.items():
+        (tmp_path / f"{name}.jsonl").write_text(text)
+    out, gif = tmp_path / "o.html", tmp_path / "o.gif"
+    cases = [(["empty.jsonl"], "empty.jsonl holds no game records"),
+             (["cut.jsonl"], "cut.jsonl holds no game records (skipped 1 lines cut short by a kill)"),
+             (["unknown.jsonl"], "unknown game 'chess'"),
+             (["bad.jsonl", "--html", out], "bad.jsonl: none of the 1 record(s) can be replayed: record 'broken'"),
+             ([records_file, "--list", "--game", "nope"], "--list lists every game of the file: it goes without --game"),
+             ([records_file, "--list", "--html", out], "without --html"),
+             ([records_file, "--game", records[0]["id"], "--step", "--gif", gif],
+              "--step shows the game in the terminal: it goes without --gif"),
+             ([records_file, "--html", out, "--gif", gif], "holds 4 games: give --game ID")]
+    for args, words in cases:
+        args = [str(tmp_path / a) if isinstance(a, str) and a.endswith(".jsonl") else str(a) for a in args]
+        assert main(["replay", *args]) == 2, args
+        captured = capsys.readouterr()
+        assert captured.out == "" and "Traceback" not in captured.err, args  # no header line first
+        assert captured.err.splitlines()[-1].startswith("ludo-flow: error: ") and words in captured.err, captured.err
+    assert not out.exists() and not gif.exists()  # nothing written before the refusal
+    (tmp_path / "mixed.jsonl").write_text(files["bad"] + record_line(records[1]))
+    assert main(["replay", str(tmp_path / "mixed.jsonl"), "--html", str(out)]) == 0
+    said = capsys.readouterr().err.splitlines()[-1]
+    assert said.startswith("# 1 game(s)") and "skipped 1 record(s) that cannot be replayed" in said
+    assert "broken" in said and out.read_text().count('"info"') == 1

@@ -1,30 +1,42 @@
 """`ludo-flow serve`'s server on 127.0.0.1: a move played over HTTP, the agent's reply, undo,
 swap, and every bad request answered by a 4xx with a JSON message."""
+import contextlib
 import http.client
 import json
+import socket
 import threading
 import time
 
 import pytest
 
 import ludo_flow
+from agents.cli import main
 from agents.records import load_records, state_at
 from agents.viewer.server import PlayConfig, make_server
 
 pytestmark = pytest.mark.slow
 
 
-@pytest.fixture
-def server(tmp_path):
+@contextlib.contextmanager
+def serving(tmp_path, **config):
+    """Serve Flow's fountain (max_turns=6) against `random` on a free port, in a thread."""
     game = ludo_flow.load_game("flow", "fountain", max_turns=6)
     srv = make_server(PlayConfig(game=game, agent="random", out=str(tmp_path / "played.jsonl"),
-                                 host="127.0.0.1", port=0), quiet=True)
+                                 host="127.0.0.1", port=0, **config), quiet=True)
     thread = threading.Thread(target=srv.serve_forever, daemon=True)
     thread.start()
-    yield srv
-    srv.shutdown()
-    srv.server_close()
-    thread.join(5)
+    try:
+        yield srv
+    finally:
+        srv.shutdown()
+        srv.server_close()
+        thread.join(5)
+
+
+@pytest.fixture
+def server(tmp_path):
+    with serving(tmp_path) as srv:
+        yield srv
 
 
 def call(srv, method, path, body=None, headers=None, raw=None):
@@ -55,7 +67,17 @@ def wait_for_human(srv, sid):
     raise AssertionError("the agent did not answer")
 
 
-def test_a_game_over_http_is_saved_as_a_record(server):
+def play_to_the_end(srv, sid):
+    """Play the first legal move until the game is over; return the last view."""
+    while True:
+        view = wait_for_human(srv, sid)
+        if view["over"]:
+            return view
+        status, view = api(srv, "POST", "/api/move", {"session": sid, "move": view["legal"][0][0]})
+        assert status == 200
+
+
+def test_a_game_over_http_is_saved_as_a_record(server, capsys):
     assert server.server_address[0] == "127.0.0.1"
     status, kind, page = call(server, "GET", "/")
     assert status == 200 and kind.startswith("text/html") and b"LudoViewer" in page
@@ -69,17 +91,36 @@ def test_a_game_over_http_is_saved_as_a_record(server):
     assert status == 200 and len(view["moves"]) == played + 1
     status, view = api(server, "POST", "/api/undo", {"session": sid})
     assert status == 200 and len(view["moves"]) == played
-    while True:  # play the first legal move to the end (max_turns=6 keeps it short)
-        view = wait_for_human(server, sid)
-        if view["over"]:
-            break
-        status, view = api(server, "POST", "/api/move", {"session": sid, "move": view["legal"][0][0]})
-        assert status == 200
-    assert view["saved"]["id"]
+    view = play_to_the_end(server, sid)  # max_turns=6 keeps it short
+    first = view["saved"]["id"]
     (record,) = load_records(server.config.out)
     assert record["black"] == "human" and record["white"] == "random"
     assert record["moves"] == [m[0] for m in view["moves"]]
     assert state_at(record).to_string() is not None and record["result"] == view["result"]
+    # undo after the end, then another end: a second record with an id of its own
+    status, view = api(server, "POST", "/api/undo", {"session": sid})
+    assert status == 200 and not view["over"] and view["saved"] is None and first in view["message"]
+    view = play_to_the_end(server, sid)
+    assert view["saved"]["id"] != first
+    records = load_records(server.config.out)
+    assert [r["id"] for r in records] == [first, view["saved"]["id"]]
+    for r in records:
+        assert main(["replay", server.config.out, "--game", r["id"]]) == 0
+        assert capsys.readouterr().out.rstrip().endswith(r["result"])
+
+
+def test_a_page_that_pings_keeps_its_game_however_long_the_person_thinks(tmp_path):
+    with serving(tmp_path, idle=0.5) as srv:
+        status, kept = api(srv, "POST", "/api/new", {})
+        status, gone = api(srv, "POST", "/api/new", {})
+        for _ in range(6):  # 1.2 s: over twice the idle time
+            assert api(srv, "POST", "/api/ping", {"session": kept["session"]}) == (200, {"open": True})
+            time.sleep(0.2)
+        status, view = api(srv, "POST", "/api/move", {"session": kept["session"], "move": kept["legal"][0][0]})
+        assert status == 200 and len(view["moves"]) >= 1
+        assert api(srv, "POST", "/api/ping", {"session": gone["session"]}) == (200, {"open": False})
+        status, answer = api(srv, "POST", "/api/move", {"session": gone["session"], "move": gone["legal"][0][0]})
+        assert status == 404 and "reload" in answer["error"]  # its page stopped pinging: dropped
 
 
 def test_bad_requests_get_4xx_json(server):
@@ -111,6 +152,35 @@ def test_bad_requests_get_4xx_json(server):
     assert status == 403
     status, view = api(server, "GET", f"/api/state?s={sid}")
     assert status == 200  # still serving
+
+
+def raw(srv, data):
+    """Send raw bytes; return (status, head, body) of the answer."""
+    with socket.create_connection(("127.0.0.1", srv.server_address[1]), timeout=30) as conn:
+        conn.sendall(data)
+        answer = b""
+        while chunk := conn.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split()[1]), head.decode("latin-1"), body
+
+
+def test_every_error_is_json_those_of_http_parsing_and_other_methods_included(server):
+    for method in ("PUT", "DELETE", "PATCH", "OPTIONS"):
+        status, kind, data = call(server, method, "/api/new", body={})
+        assert status == 405 and kind.startswith("application/json") and json.loads(data)["error"], method
+    status, head, body = raw(server, b"HEAD / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert status == 405 and "application/json" in head and body == b""  # no body to a HEAD
+    cases = [(b"GARBAGE\r\n\r\n", 400), (b"GET / HTTP/9.x\r\n\r\n", 400), (b"GET / HTTP/2.0\r\n\r\n", 505),
+             (b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\n\r\n", 414),
+             (b"GET / HTTP/1.1\r\n" + b"".join(b"X-%d: 1\r\n" % i for i in range(120)) + b"\r\n", 431),
+             (b"GET / HTTP/1.1\r\nX-Long: " + b"a" * 70000 + b"\r\n\r\n", 431),
+             (b"BREW / HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n", 501)]
+    for data, expected in cases:
+        status, head, body = raw(server, data)
+        assert status == expected and "application/json" in head, (data[:30], head)
+        assert json.loads(body)["error"]
+    assert api(server, "POST", "/api/new", {})[0] == 200  # still serving
 
 
 def test_swap_starts_the_agent_and_close_stops_its_process(server):

@@ -34,17 +34,24 @@
       return r.json().then(function (j) { if (!r.ok) throw new Error(j.error || ("HTTP " + r.status)); return j; });
     });
   }
+  /* A change waits for the state request in flight (`polling`): its answer would otherwise come
+     after the change's, showing the game as it was, or a 404 for the game a new one closed. */
+  var polling = null;
+  function settled() { return polling || Promise.resolve(); }
   function post(what, body) {
     if (!session) return Promise.resolve();
-    body.session = session;
     busy = true;
-    return request("POST", "/api/" + what, body).then(show, fail).then(function () { busy = false; });
+    return settled().then(function () {
+      body.session = session;
+      return request("POST", "/api/" + what, body);
+    }).then(show, fail).then(function () { busy = false; });
   }
   function fail(err) { message.textContent = String(err.message || err); busy = false; schedule(); }
   function newGame(side) {
     busy = true;
-    return request("POST", "/api/new", {session: session, human: side, agent: agentBox.value.trim() || settings.agent})
-      .then(show, fail).then(function () { busy = false; });
+    return settled().then(function () {
+      return request("POST", "/api/new", {session: session, human: side, agent: agentBox.value.trim() || settings.agent});
+    }).then(show, fail).then(function () { busy = false; });
   }
 
   function show(v) {
@@ -109,7 +116,8 @@
   function poll() {
     pollTimer = null;
     if (busy || !session) { schedule(); return; }
-    request("GET", "/api/state?s=" + encodeURIComponent(session)).then(show, fail);
+    polling = request("GET", "/api/state?s=" + encodeURIComponent(session)).then(show, fail)
+      .then(function () { polling = null; });
   }
   function drawMoves() {
     movesPane.textContent = "";
@@ -161,6 +169,15 @@
         body: JSON.stringify({session: session})});
     } catch (e) { /* the page is going away */ }
   });
+  /* The server drops a game whose page is gone: an open page says it is there, however long the
+     person thinks (requests are otherwise sent only while the agent thinks). */
+  setInterval(function () {
+    var pinged = session;
+    if (!pinged) return;
+    request("POST", "/api/ping", {session: pinged}).then(function (j) {
+      if (!j.open && pinged === session) message.textContent = "the server has closed this game: reload the page";
+    }, function (err) { message.textContent = String(err.message || err); });
+  }, settings.heartbeat_ms);
   window.lfvPlay = {view: function () { return view; }, busy: function () { return busy; }, send: send, click: click};
   newGame("white");
 })();

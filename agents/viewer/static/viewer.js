@@ -201,7 +201,32 @@
     button("\u25b6", "forward (\u2192)", function () { go(cur + 1); });
     button("\u25b6|", "end (End)", function () { go(game.moves.length); });
     button("\u21c5", "flip the board (f)", function () { flip = !flip; draw(); });
+    /* autoplay: a ply every 1/speed seconds to the end of the game (space starts and stops) */
+    var playButton = button("play", "play / pause (space)", function () { toggle(); });
+    playButton.className = "lfv-play";
+    var speedSel = el("select", "lfv-speed"); speedSel.title = "plies a second";
+    [1, 2, 4, 8, 16].forEach(function (v) { var o = el("option", null, v + "/s"); o.value = v; speedSel.appendChild(o); });
+    speedSel.value = "2";
+    speedSel.addEventListener("change", function () { if (timer) { stop(); toggle(); } });
+    controls.appendChild(speedSel);
     var plyLabel = el("span", "lfv-ply"); controls.appendChild(plyLabel);
+    var timer = null;
+    function stop() {
+      if (timer) { clearTimeout(timer); timer = null; }
+      playButton.textContent = "play"; root.removeAttribute("data-playing");
+    }
+    function toggle() {
+      if (timer) { stop(); return; }
+      if (!game) return;
+      if (cur >= game.moves.length) go(0);
+      playButton.textContent = "pause"; root.setAttribute("data-playing", "");
+      (function tick() {
+        timer = setTimeout(function () {
+          go(cur + 1);
+          if (cur >= game.moves.length) stop(); else tick();
+        }, 1000 / Number(speedSel.value));
+      })();
+    }
 
     var game = null, gameIndex = -1, cur = 0, flip = false, moveRows = [];
 
@@ -211,6 +236,7 @@
       return d;
     }
     function show(index, ply) {
+      stop();
       gameIndex = index; game = games[index]; decode(game);
       rows.forEach(function (r) { r.classList.remove("lfv-current"); });
       rows[index].classList.add("lfv-current");
@@ -321,6 +347,32 @@
         var x = (cur / Math.max(evalPoints.n, 1) * evalPoints.W).toFixed(1), line = evalBox.querySelector(".lfv-cursor");
         line.setAttribute("x1", x); line.setAttribute("x2", x);
       }
+      if (options.hash) {  /* the address names the game and ply shown: a link opens them */
+        clearTimeout(addressTimer);  /* written once the stepping rests: the browser limits how often */
+        addressTimer = setTimeout(function () {
+          try { history.replaceState(null, "", "#game=" + encodeURIComponent(game.info.id) + "&ply=" + (cur - game.opening)); } catch (e) { /* not allowed here */ }
+        }, 300);
+      }
+    }
+    var addressTimer = null;
+    /* "#game=ID&ply=N" (N the agents' ply, as the page numbers them; the opening's are 0 and
+       below): show that game at that ply; false if the address names no game of the page. */
+    function fromAddress() {
+      var args = {};
+      location.hash.replace(/^#/, "").split("&").forEach(function (part) {
+        var k = part.indexOf("=");
+        if (k > 0) { try { args[part.slice(0, k)] = decodeURIComponent(part.slice(k + 1)); } catch (e) { /* a bad escape */ } }
+      });
+      if (args.game === undefined) return false;
+      for (var i = 0; i < games.length; i++) {
+        if (String(games[i].info.id) === args.game) {
+          var ply = parseInt(args.ply, 10);
+          if (i !== gameIndex) show(i, 0);
+          go(games[i].opening + (isNaN(ply) ? 0 : ply));
+          return true;
+        }
+      }
+      return false;
     }
     function nextGame(step) {
       var pos = visible.indexOf(gameIndex);
@@ -331,6 +383,7 @@
     function onKey(ev) {
       var t = ev.target && ev.target.tagName;
       if (t === "INPUT" && ev.target.type !== "range" || t === "SELECT") return;
+      if (t === "BUTTON" && ev.key === " ") return;  /* the button's own click */
       var handled = true;
       switch (ev.key) {
         case "ArrowRight": go(cur + 1); break;
@@ -340,17 +393,21 @@
         case "ArrowDown": nextGame(1); break;
         case "ArrowUp": nextGame(-1); break;
         case "f": flip = !flip; draw(); break;
+        case " ": toggle(); break;
         default: handled = false;
       }
       if (handled) ev.preventDefault();
     }
     (options.keyTarget || root).addEventListener("keydown", onKey);
     applyFilters();
-    if (data.errors && data.errors.length) {
+    if (data.errors && data.errors.length) {  /* above the board: the list is hidden for one game */
       var errs = el("div", "lfv-errors", data.errors.length + " record(s) could not be replayed: " + data.errors.slice(0, 3).join("; "));
-      listPane.insertBefore(errs, filters);
+      main.insertBefore(errs, header);
     }
-    if (games.length) show(0, 0); else header.textContent = "no games";
+    if (!(options.hash && fromAddress())) {
+      if (games.length) show(0, 0); else header.textContent = data.errors && data.errors.length ? "no game can be replayed" : "no games";
+    }
+    if (options.hash) window.addEventListener("hashchange", fromAddress);
     root.lfv = {go: go, show: show, state: function () { return {game: gameIndex, index: cur, ply: game ? cur - game.opening : 0}; }};
     return root.lfv;
   }
