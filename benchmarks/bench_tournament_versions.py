@@ -9,7 +9,8 @@ The packages ludo_flow and agents as they are at revision REV are exported into 
 folder and imported as ludo_flow_before and agents_before (as `bench_versions.py` does), next to
 this tree's; both compile into one fresh cache folder before the first timed run (timed apart).
 Every round runs one tournament with each runner (`--games` games, random:plies=2 openings, seed
-1, `--workers` worker processes, no progress bar), in alternating order; a run's time is its
+1, `--workers` worker processes (at least 1: the games are never played in this process, which
+holds both versions), no progress bar), in alternating order; a run's time is its
 whole `Tournament.run()`: starting the workers, playing, writing the records, the closing report.
 The VM's speed drifts by a third within minutes, so the figure is the median over the rounds of
 the ratio new / old measured in the same round (with the min and max). The records of the two
@@ -60,6 +61,11 @@ def main():
                         help="the two agents (default: random random:seed=1)")
     parser.add_argument("--out", default=str(HERE / "results" / "tournament_versions.json"))
     args = parser.parse_args()
+    if args.workers < 1:
+        # Both versions live in this process: numba types the arguments of the version run
+        # second in Python, not C (measured: whichever runs second, about 3.5x slower).
+        parser.error("--workers must be at least 1: this process holds both versions, which slows "
+                     "the one run second; the worker processes hold one each")
     folder = tempfile.mkdtemp(prefix="ludo_flow_bench_tournament_")
     os.environ["LUDO_FLOW_CACHE_DIR"] = os.path.join(folder, "cache")  # fresh: both compile
     os.environ.pop("NUMBA_CACHE_DIR", None)
