@@ -19,16 +19,10 @@ _KEYS = frozenset(SEARCH_COLUMNS)
 
 
 def _count(value):
-    """Return whether `value` is a count: an integer (not a bool) in [0, 2**63)."""
-    if type(value) is int:  # the usual case, without the slower check of the abstract type
-        return 0 <= value < 1 << 63
     return isinstance(value, numbers.Integral) and not isinstance(value, bool) and 0 <= value < 1 << 63
 
 
 def _number(value, limit):
-    """Return whether `value` is a finite real number (not a bool) within +-limit."""
-    if type(value) is float or type(value) is int:  # the usual cases, as above
-        return math.isfinite(value) and abs(value) <= limit
     return (isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
             and abs(value) <= limit)
 
@@ -43,15 +37,13 @@ def _pv_words(state, pv):
     the first that is not legal."""
     if not isinstance(pv, (list, tuple)) or not pv:
         return None
-    line = state
+    line = state.clone()
     words = []
-    actions = pv[:PV_MOVES]
-    for k, action in enumerate(actions):
+    for action in pv[:PV_MOVES]:
         if not _count(action) or line.is_terminal() or not line.is_legal(int(action)):
             break
         words.append(line.action_to_string(int(action)))
-        if k + 1 < len(actions):  # a position is made only for a move to check in it
-            line = line.child(int(action))
+        line.apply(int(action))
     return words or None
 
 
