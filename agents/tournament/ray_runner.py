@@ -25,6 +25,8 @@ import time
 from collections import deque
 from contextlib import contextmanager
 
+import ludo_flow
+
 from ..own import import_roots
 from .config import TournamentError, parse_ray_address
 from .games import play_slot
@@ -38,10 +40,20 @@ _H2_HELLO = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n" + bytes([0, 0, 0, 4, 0, 0, 0, 0,
 
 
 def _ray_play_chunk(game_spec, slots, move_limit):
-    """A Ray task: play a chunk of slots; return ([(slot id, fields), ...], seconds of play)."""
+    """A Ray task: play a chunk of slots; return ([(slot id, fields), ...], seconds of play,
+    the address of the node that played them)."""
     began = time.perf_counter()
     results = [(slot["id"], play_slot(game_spec, slot, move_limit)) for slot in slots]
-    return results, time.perf_counter() - began
+    return results, time.perf_counter() - began, _node_of_this_task()
+
+
+def _node_of_this_task():
+    """Return the address of the Ray node this process runs on, or None if Ray cannot say."""
+    try:
+        import ray
+        return ray.util.get_node_ip_address()
+    except (ImportError, AttributeError, OSError, RuntimeError):
+        return None
 
 
 def _import_ray():
@@ -199,13 +211,21 @@ def _submit(task, game_spec, slots, move_limit):
     return task.remote(game_spec, slots, move_limit)
 
 
-def _returned(slots, results):
-    """Return [(slot, fields)] of a chunk's results, checked against the slots it was given."""
+def _returned(slots, results, node, sources):
+    """Return [(slot, fields)] of a chunk's results, checked against the slots it was given and
+    refused in one line (TournamentError) if a game was played by other code than `sources`
+    (the driver's `sources_id()`): a node with other ludo_flow sources may play other games
+    from the same seeds, so a run never mixes codes."""
     if len(results) != len(slots):
         raise RuntimeError(f"a Ray task answered {len(results)} games for a chunk of {len(slots)}")
-    for slot, (slot_id, _) in zip(slots, results):
+    for slot, (slot_id, fields) in zip(slots, results):
         if slot["id"] != slot_id:
             raise RuntimeError(f"a Ray task answered game {slot_id} for game {slot['id']}")
+        if fields.get("sources") != sources:
+            raise TournamentError(
+                f"the Ray node at {node or 'an unknown address'} runs other ludo_flow sources "
+                f"({fields.get('sources')}) than this driver ({sources}); install the same ludo_flow on "
+                f"every node (docs/tournaments.md, Ray), then --resume: the games written so far are kept")
     return [(slot, fields) for slot, (_, fields) in zip(slots, results)]
 
 
@@ -224,6 +244,7 @@ def run_ray(run, pending, write):
         window = max(1, int(ray.cluster_resources().get("CPU", 1))) * PREFETCH
         game_spec = run.game.spec()
         move_limit = run.config.move_limit
+        sources = ludo_flow.cache.sources_id()
         sizer = ChunkSizer()
         failures = {}  # slot id -> tasks of it that failed
         again = deque()  # the slots of failed tasks: played again one a task, to find the culprit
@@ -238,7 +259,7 @@ def run_ray(run, pending, write):
             for ref in ready:
                 slots = in_flight.pop(ref)
                 try:
-                    results, seconds = ray.get(ref)
+                    results, seconds, node = ray.get(ref)
                 except ray.exceptions.RayError as err:
                     for slot in slots:
                         failures[slot["id"]] = failures.get(slot["id"], 0) + 1
@@ -249,7 +270,7 @@ def run_ray(run, pending, write):
                     again.extend(slots)
                     continue
                 sizer.note(len(results), seconds)
-                done = _returned(slots, results)
+                done = _returned(slots, results, node, sources)
                 for slot, _ in done:
                     failures.pop(slot["id"], None)
                 if write(done):

@@ -8,6 +8,7 @@ from types import SimpleNamespace
 
 import pytest
 
+import ludo_flow
 from agents.records import load_records, without_times
 from agents.tournament import Tournament, ray_runner
 from agents.tournament.config import TournamentError
@@ -22,10 +23,12 @@ class LostTask(Exception):
 
 class FakeRay:
     """Enough of `ray` for `run_ray`: tasks run at `get`; `lose(slot ids)` says which chunks
-    fail (a chunk holding one of those ids fails, and the id is forgotten unless `always`)."""
+    fail (a chunk holding one of those ids fails, and the id is forgotten unless `always`);
+    the games of `other_code` come back as a node with other sources would return them."""
 
-    def __init__(self, cpus, lose=(), always=False):
+    def __init__(self, cpus, lose=(), always=False, other_code=()):
         self.cpus = cpus
+        self.other_code = set(other_code)  # slot ids played by a node that runs other sources
         self.lose = set(lose)
         self.always = always
         self.refs = {}
@@ -57,7 +60,11 @@ class FakeRay:
             if not self.always:
                 self.lose -= lost
             raise LostTask(f"the node playing {sorted(lost)} died")
-        return function(game_spec, slots, move_limit)
+        results, seconds, _ = function(game_spec, slots, move_limit)
+        for slot_id, fields in results:
+            if slot_id in self.other_code:
+                fields["sources"] = "ludo_flow-0.1.0-0123456789abcdef"
+        return results, seconds, "10.0.0.7"
 
     def cancel(self, ref, force=False):
         self.refs.pop(ref, None)
@@ -69,7 +76,7 @@ def run_with(fake, tmp_path, monkeypatch, games):
     monkeypatch.setattr(ray_runner, "connect", lambda config, num_cpus=None: False)
     t = Tournament("flow", FAST, games=games, variant="fountain", seed=2, openings="random:plies=2",
                    out=tmp_path / "unused.jsonl", progress=False)
-    written = []
+    written = []  # the games run_ray handed the runner to write
     run = SimpleNamespace(config=t.config, game=t.game, workers=2)
     ray_runner.run_ray(run, deque(t.schedule()), lambda results: written.extend(results) and False)
     return t, written
@@ -103,4 +110,23 @@ def test_a_game_lost_three_times_stops_the_run(tmp_path, monkeypatch):
     fake = FakeRay(cpus=1, lose=["p0-o3-1"], always=True)
     with pytest.raises(TournamentError, match="game p0-o3-1 failed 3 times on Ray"):
         run_with(fake, tmp_path, monkeypatch, games=40)
+    assert not fake.refs  # the chunks still in flight were cancelled
+
+
+def test_a_node_running_other_sources_stops_the_run_in_one_line_keeping_what_was_written(tmp_path, monkeypatch):
+    fake = FakeRay(cpus=1, other_code=["p0-o30-1"])
+    written = []
+    monkeypatch.setattr(ray_runner, "_import_ray", lambda: fake)
+    monkeypatch.setattr(ray_runner, "connect", lambda config, num_cpus=None: False)
+    t = Tournament("flow", FAST, games=200, variant="fountain", seed=2, out=tmp_path / "unused.jsonl",
+                   progress=False)
+    run = SimpleNamespace(config=t.config, game=t.game, workers=1)
+    with pytest.raises(TournamentError) as refused:
+        ray_runner.run_ray(run, deque(t.schedule()), lambda results: written.extend(results) and False)
+    message = str(refused.value)
+    assert "\n" not in message and "10.0.0.7" in message and "ludo_flow-0.1.0-0123456789abcdef" in message
+    assert ludo_flow.cache.sources_id() in message and "--resume" in message
+    ids = [slot["id"] for slot, _ in written]
+    assert ids and "p0-o30-1" not in ids and len(ids) < 200  # the games of other code are not written
+    assert all(fields["sources"] == ludo_flow.cache.sources_id() for _, fields in written)
     assert not fake.refs  # the chunks still in flight were cancelled
