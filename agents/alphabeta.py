@@ -39,6 +39,7 @@ import numpy as np
 from numba import njit
 
 from ludo_flow import dispatch, network
+from ludo_flow.network import NET  # a plain global: a literal evaluation id prunes `== NET` branches
 from ludo_flow.specialize import for_game, game_jit
 from ludo_flow.inlining import search_loop
 from ludo_flow.memory import prefetch_row, unowned
@@ -198,7 +199,7 @@ def _leaf_score_call(game, evaluation, state, player, ply, net):
     """`_leaf_score` as a call, for negamax's rarely taken paths (every inlined copy of the
     games' result and evaluate adds seconds to its compilation), and for every leaf of the
     evaluation NET (`net`, the `network.Net` of eval=net)."""
-    if evaluation == network.NET:
+    if evaluation == NET:
         code = dispatch.result(game, state)
         if code != dispatch.ONGOING:
             return _terminal_score(code, player, ply)
@@ -446,7 +447,7 @@ def negamax(game, evaluation, top, depth, alpha, beta, tables, ctl, deadline, ne
                 if ply + 1 > seldepth:
                     seldepth = ply + 1
                 pv_len[ply + 1] = 0
-                if evaluation == network.NET:  # a call: the network stays out of this loop
+                if evaluation == NET:  # a call: the network stays out of this loop
                     child_value = _leaf_score_call(game, evaluation, child, child_player, ply + 1,
                                                    net)
                 else:
