@@ -43,6 +43,28 @@ def test_verify_rejects_a_tampered_certificate(tmp_path, capsys):
     assert main(["verify", str(tmp_path / "junk")]) == 2
 
 
+def test_a_time_limit_after_the_win_is_disproven_writes_a_not_win_certificate(tmp_path, capsys):
+    # --time 0: each search gets one slice of nodes, enough to disprove White's win here but
+    # not to settle Black's
+    path = tmp_path / "proof.json.gz"
+    assert main(["solve", "flow", "--position", "p1p1p/p1p1p/5/5/P1P2 w 1 - 0", "--max-turns", "6",
+                 "--time", "0", "--memory", "16M", "--certificate", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "value: unknown for White to move (max_turns 6); known: not win" in out
+    assert "positions (of not win)" in out and f"certificate: {path}" in out
+    assert main(["verify", str(path)]) == 0
+    assert "verified: not win for White to move in p1p1p/p1p1p/5/5/P1P2 w 1 - 0 (max_turns 6)" \
+        in capsys.readouterr().out
+    with gzip.open(path, "rt") as f:
+        cert = json.load(f)
+    for tamper in ({"value": "not loss"}, {"max_turns": 8}, {"claims": []}):
+        with gzip.open(path, "wt") as f:
+            json.dump({**cert, **tamper}, f)
+        assert main(["verify", str(path)]) == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and err[0].startswith("ludo-flow: error: certificate rejected"), tamper
+
+
 def test_solve_bad_input_is_one_line_and_status_2(capsys):
     assert main(["solve", "tolkuchka"]) == 2
     assert main(["solve", "flow", "--memory", "lots"]) == 2

@@ -101,6 +101,26 @@ def test_a_broken_certificate_fails():
         certificate.verify(cert)
 
 
+def test_not_win_and_not_loss_certificates_verify_and_a_false_one_fails():
+    state = flow(3).from_string(SAME_FILES)  # a draw within 3 turns
+    solution, prover = solve(state)
+    assert solution.value == "draw"
+    for value in ("not win", "not loss"):
+        cert = make_certificate(prover, state, value)
+        assert [c["side"] for c in cert["claims"]] == [{"not win": "black", "not loss": "white"}[value]]
+        assert cert["size"] == proof_size(prover, state, value) > 0
+        assert certificate.verify(cert)[0] == value
+    cert["value"] = "not win"  # White's strategy not to lose is no proof that White cannot win
+    with pytest.raises(certificate.CertificateError, match="claims do not make"):
+        certificate.verify(cert)
+    # the published proof that White has no win within 6 turns does not hold with 7: it wins
+    cert = certificate.read(SOLVED / "certificates" / "4x4-turns6-notwin.json.gz")
+    assert certificate.verify(cert)[0] == "not win"
+    cert["max_turns"] = 7
+    with pytest.raises(certificate.CertificateError, match=" 6: the replies listed are not the legal ones"):
+        certificate.verify(cert)
+
+
 def test_a_choose_phase_root_and_its_certificate():
     """The rule page's loop position: ~c4 loops, ~d4 is the lone legal wash."""
     game = flow(2)
@@ -131,15 +151,23 @@ def test_the_table_is_bounded():
 
 
 def _published():
-    """Return [(board, ladder row)] of every certificate the solved table publishes."""
+    """Return [(board, max_turns, value, proof size, certificate)] of every certificate the
+    solved table publishes: the shortest wins, and at one turn fewer the proofs of no win."""
     results = json.loads((SOLVED / "results.json").read_text())
-    return [(name, row) for name, board in sorted(results["boards"].items())
-            for row in board["ladder"] if row.get("certificate")]
+    found = []
+    for name, board in sorted(results["boards"].items()):
+        for row in board["ladder"]:
+            for claim in (row, row.get("minimality")):
+                if claim and claim.get("certificate"):
+                    value = claim.get("value", row["value"])
+                    found.append((name, row["max_turns"], value, claim["proof_size"], claim["certificate"]))
+    return found
 
 
-@pytest.mark.parametrize("board,row", [pytest.param(b, r, id=b, marks=[pytest.mark.slow] if r["proof_size"] > 5000 else [])
-                                       for b, r in _published()])
-def test_the_published_certificates_verify(board, row):
-    cert = certificate.read(SOLVED / row["certificate"])
-    assert cert["max_turns"] == row["max_turns"] and cert["size"] == row["proof_size"]
-    assert certificate.verify(cert)[0] == row["value"]
+@pytest.mark.parametrize("board,max_turns,value,size,path", [
+    pytest.param(*entry, id=f"{entry[0]}-{entry[1]}", marks=[pytest.mark.slow] if entry[3] > 5000 else [])
+    for entry in _published()])
+def test_the_published_certificates_verify(board, max_turns, value, size, path):
+    cert = certificate.read(SOLVED / path)
+    assert cert["max_turns"] == max_turns and cert["size"] == size
+    assert certificate.verify(cert)[0] == value
