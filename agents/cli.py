@@ -699,16 +699,12 @@ def cmd_solve(args):
     print(f"value: {solution.value} for {side} to move (max_turns {turns})"
           + (f"; known: {solution.known}" if solution.known else ""))
     size = None
-    # stopped by the time limit once the side to move's win was disproven: a certificate asked
-    # for is of that much
-    proven = solution.value if solution.value != "unknown" else \
-        "not win" if solution.known == "not win" and args.certificate and not solution.interrupted else None
-    if proven:
+    if solution.value in ("win", "loss", "draw"):
         if args.certificate:
             origin = None
             if state.choosing:
                 origin = (args.position or state.game.new_initial_state().to_string(), args.after.split())
-            cert = make_certificate(prover, state, proven, origin=origin)
+            cert = make_certificate(prover, state, solution.value, origin=origin)
             try:
                 certificates.write(args.certificate, cert)
             except OSError as err:
@@ -716,8 +712,8 @@ def cmd_solve(args):
                                    f"{err.strerror or err}") from None
             size = cert["size"]
         else:
-            size = proof_size(prover, state, proven)
-        print(f"proof size: {size} positions" + ("" if proven == solution.value else f" (of {proven})"))
+            size = proof_size(prover, state, solution.value)
+        print(f"proof size: {size} positions")
     rate = solution.nodes / solution.seconds if solution.seconds > 0 else 0.0
     print(f"nodes: {solution.nodes}")
     print(f"time: {solution.seconds:.2f} s")

@@ -2,9 +2,11 @@
 import gzip
 import json
 
+import ludo_flow
 from agents.cli import main
 
 STAGGERED = "1p1p/p1p1/P1P1/1P1P w 1 - 0"
+SAME_FILES = "p1p1/p1p1/P1P1/P1P1 w 1 - 0"  # the 4x4 setup of RULES.md
 
 
 def test_solve_prints_the_value_and_writes_a_certificate_verify_accepts(tmp_path, capsys):
@@ -43,26 +45,23 @@ def test_verify_rejects_a_tampered_certificate(tmp_path, capsys):
     assert main(["verify", str(tmp_path / "junk")]) == 2
 
 
-def test_a_time_limit_after_the_win_is_disproven_writes_a_not_win_certificate(tmp_path, capsys):
-    # --time 0: each search gets one slice of nodes, enough to disprove White's win here but
-    # not to settle Black's
+def test_verify_checks_a_not_win_certificate_and_refuses_a_false_one_in_one_line(tmp_path, capsys):
+    from ludo_flow.solve import certificate, make_certificate, solve
+    state = ludo_flow.load_game("flow", max_turns=3).from_string(SAME_FILES)  # a draw
+    solution, prover = solve(state)
     path = tmp_path / "proof.json.gz"
-    assert main(["solve", "flow", "--position", "p1p1p/p1p1p/5/5/P1P2 w 1 - 0", "--max-turns", "6",
-                 "--time", "0", "--memory", "16M", "--certificate", str(path)]) == 0
-    out = capsys.readouterr().out
-    assert "value: unknown for White to move (max_turns 6); known: not win" in out
-    assert "positions (of not win)" in out and f"certificate: {path}" in out
+    cert = make_certificate(prover, state, "not win")
+    certificate.write(path, cert)
     assert main(["verify", str(path)]) == 0
-    assert "verified: not win for White to move in p1p1p/p1p1p/5/5/P1P2 w 1 - 0 (max_turns 6)" \
-        in capsys.readouterr().out
-    with gzip.open(path, "rt") as f:
-        cert = json.load(f)
-    for tamper in ({"value": "not loss"}, {"max_turns": 8}, {"claims": []}):
-        with gzip.open(path, "wt") as f:
-            json.dump({**cert, **tamper}, f)
+    assert capsys.readouterr().out.startswith(f"verified: not win for White to move in {SAME_FILES} "
+                                              "(max_turns 3); ")
+    # White wins the same start within 7 turns; claims of another shape; no claims
+    for tamper in ({"max_turns": 7}, {"value": "not loss"}, {"claims": []}):
+        certificate.write(path, {**cert, **tamper})
         assert main(["verify", str(path)]) == 2
-        err = capsys.readouterr().err.strip().splitlines()
-        assert len(err) == 1 and err[0].startswith("ludo-flow: error: certificate rejected"), tamper
+        out, err = capsys.readouterr()
+        err = err.strip().splitlines()
+        assert out == "" and len(err) == 1 and err[0].startswith("ludo-flow: error: certificate rejected"), tamper
 
 
 def test_solve_bad_input_is_one_line_and_status_2(capsys):
