@@ -12,22 +12,27 @@ Rules, each written as one word (the command line's `--adjudicate` takes several
     solved[,nodes=N]                  Flow only: after every move, df-pn (`ludo_flow.solve`) tries
                                       to prove the position's value in at most N nodes a search
                                       (default 20,000); a proven win ends the game won, a draw
-                                      proven under the game's max_turns ends it drawn
+                                      proven under the game's max_turns ends it drawn, with
+                                      termination `solved` (the result says which)
 
 A score is what the mover's agent reported for its move (`last_stats["score"]`, from its own
 view: alpha-beta's evaluation in (-1, 1), 1000 - p for a win found p plies down). A move
 without a score (an agent that reports none, or a forced move) neither counts nor breaks a run.
-Moves are decisions: in Flow a turn's two steps are two moves of one side. A game ended so is
-recorded with termination `adjudicated_win` or `adjudicated_draw` and an `adjudication` field
-{rule, ply, scores: {white: [...], black: [...]}} (the last scores of each side that decided it;
-the solved rule reads no scores, and records the nodes df-pn spent on the proof instead).
+Moves are decisions: in Flow a turn's two steps are two moves of one side. A game the score
+rules end is recorded with termination `adjudicated_win` or `adjudicated_draw`, one the solved
+rule ends with termination `solved` (a proof, not an agent's judgement; records written before
+it existed say `adjudicated_win` / `adjudicated_draw` with rule solved, and read as before).
+Either way the record's `adjudication` field is {rule, ply, scores: {white: [...], black: [...]}}
+(the last scores of each side that decided it; the solved rule reads no scores, and records the
+nodes df-pn spent on the proof instead).
 """
 import math
 
 from ludo_flow.errors import LudoFlowError
 
 RULES = ("resign", "draw", "max_plies", "solved")
-TERMINATIONS = ("adjudicated_win", "adjudicated_draw")
+TERMINATIONS = ("adjudicated_win", "adjudicated_draw")  # of the score rules and max-plies
+SOLVED = "solved"  # the solved rule's termination, a win or a draw as the result says
 MAX_MOVES = 1000
 MAX_PLIES = 10 ** 6
 SOLVED_NODES = 20_000          # df-pn nodes a search of the solved rule, by default
@@ -225,8 +230,8 @@ class SolvedJudge:
         mover = state.current_player()
         result = ("1/2-1/2" if value == "draw"
                   else ("1-0", "0-1")[mover if value == "win" else 1 - mover])
-        return {"result": result, "termination": TERMINATIONS[result == "1/2-1/2"], "rule": "solved",
-                "ply": ply, "scores": {}, "nodes": prover.nodes - before}
+        return {"result": result, "termination": SOLVED, "rule": "solved", "ply": ply, "scores": {},
+                "nodes": prover.nodes - before}
 
 
 def check_solved_game(rules, game):

@@ -30,7 +30,7 @@ def play_game(state, white, black, seed=None, on_move=None, forfeit=False, move_
 
     With `log` (an `agents.movelog.MoveLog`) the record also holds each move's search
     (`search`), and the log's adjudication may end the game early (result, termination
-    `adjudicated_win` / `adjudicated_draw`, `adjudication`).
+    `adjudicated_win` / `adjudicated_draw`, or `solved` for the solved rule, and `adjudication`).
 
     With a `time_control` (an `agents.timecontrol.TimeControl`) both sides play on a clock:
     each agent is told its clock before each move (`set_clock`, where it has one), and a side

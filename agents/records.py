@@ -14,7 +14,9 @@ A record holds everything needed to replay the game and to rate it:
     seed_white, seed_black    the seeds each agent was reset with
     moves         the agents' moves in notation
     result        "1-0", "0-1" or "1/2-1/2" ("*": not finished, never rated)
-    termination   a `ludo_flow.Termination` value ("far_edge", "quiet_plies", ...) or "forfeit"
+    termination   a `ludo_flow.Termination` value ("far_edge", "quiet_plies", ...), or one of the
+                  records' own: "forfeit", "time_forfeit", "adjudicated_win", "adjudicated_draw",
+                  "solved" (the solved rule of adjudication)
     forfeit       null, or {"side": "white" | "black", "reason": "..."}
     plies         len(moves); time_white, time_black: each side's thinking time in seconds
     settings      the tournament's settings (a resume must match them)
@@ -25,9 +27,10 @@ A record holds everything needed to replay the game and to rate it:
                   the principal variation, starting with the move played, in notation);
                   `move_search(record)` gives them move by move
     adjudication  present when a rule ended the game early (termination `adjudicated_win` or
-                  `adjudicated_draw`): {"rule": "resign" | "draw" | "max_plies" | "solved",
-                  "ply": N, "scores": {"white": [...], "black": [...]}}, and for the solved
-                  rule "nodes" (df-pn's nodes on the proof)
+                  `adjudicated_draw`, or `solved` for the solved rule; records written before
+                  that termination say `adjudicated_*` there): {"rule": "resign" | "draw" |
+                  "max_plies" | "solved", "ply": N, "scores": {"white": [...], "black":
+                  [...]}}, and for the solved rule "nodes" (df-pn's nodes on the proof)
 
 A game played on a clock (`--tc`) adds `time_control` (fastchess's syntax, e.g. "10+0.1"),
 `time_margin` (seconds), `clocks` (the mover's clock in seconds after each move, aligned with

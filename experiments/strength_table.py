@@ -117,8 +117,7 @@ def table():
             m = matches[(game, budget)]
             cells.append(f"{100 * m['score']:.1f} % ({_num(m['elo'])} ± {_num(m['error'], False)} Elo; "
                          f"{m['wins']}-{m['draws']}-{m['losses']} in {m['games']} games)")
-        rows.append((f"`{first['mcts']}`", f"score against `{first['alphabeta']}`", cells))
-    rows = [(agent, what, cells + [""]) for agent, what, cells in rows]
+        rows.append((first['mcts'], f"score against `{first['alphabeta']}`", cells))
     ladders = {g: ladder(g) for g in GAMES}
     samples, thrown = perfect_play()
     for agent in sorted(ladders[GAMES[0]][0], key=_ladder_order):
@@ -126,8 +125,7 @@ def table():
         for game in GAMES:
             elo, low, high = ladders[game][0][agent]
             cells.append("0 (anchor)" if agent == LADDER_ANCHOR else f"{_num(elo)} [{_num(low, False)}, {_num(high, False)}]")
-        cells.append(_thrown(thrown.get(agent, [])))
-        rows.append((f"`{agent}`", "budget ladder Elo", cells))
+        rows.append((agent, "budget ladder Elo", cells))
     random_rows = against_random()
     for agent in dict.fromkeys(a for _, a in random_rows):
         cells = []
@@ -135,7 +133,12 @@ def table():
             r = random_rows.get((game, agent))
             cells.append(f"{100 * r['score']:.0f} % ({r['wins']}-{r['draws']}-{r['losses']} in {r['games']} games)"
                          if r else "")
-        rows.append((f"`{agent}`", "score against `random`", cells + [""]))
+        rows.append((agent, "score against `random`", cells))
+    # an agent measured against perfect play alone (no match of its own above) gets a row too
+    rows += [(agent, "won positions thrown away", [""] * len(GAMES))
+             for agent in thrown if agent not in {row[0] for row in rows}]
+    # every row's last cell: its agent's perfect-play figure, wherever the agent was measured
+    rows = [(f"`{agent}`", what, cells + [_thrown(thrown.get(agent, []))]) for agent, what, cells in rows]
     openings = ", ".join(f"{TITLES[g]} `{matches[(g, EQUAL_TIME[0])]['openings']}`" for g in GAMES)
     ladder_games = " and ".join(f"{ladders[g][1]:,} in {TITLES[g]}" for g in GAMES)
     lines = [
@@ -159,7 +162,7 @@ def table():
         f"  ({ladder_games}); Elo relative to `{LADDER_ANCHOR}` = 0, with its 95 %",
         "  interval. The time-budget agents use 0.05 s a move. Compare ratings within one column.",
         "- **Against Random** (experiments/strength): colours alternated, a draw counts half.",
-        "- **Won positions thrown away** (experiments/solved, beside the ladder's agents): on solved",
+        "- **Won positions thrown away** (experiments/solved, on every row of an agent it measured): on solved",
         "  small Flow boards, the share of positions won for the side to move (df-pn, under the",
         "  board's `max_turns`) where the agent's one move gives the win away, with its 95 % Wilson",
         "  interval; " + "; ".join(samples) + ".",

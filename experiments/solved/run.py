@@ -4,10 +4,12 @@ For N = 1, 2, ... turns (`max_turns` = N) the start is solved by df-pn until one
 proven (a win within N turns is a win of every longer game, and of the game without a turn
 limit) or the board's time budget runs out (it then stays open: no forced win within the last
 N solved). Each published value gets a certificate, checked here by the reference engine
-before it is written. Then alpha-beta searches the same start positions, to set its nodes/s
+after it is written; `--certify` adds the proof that the win takes N turns (a `not win`
+certificate at N - 1) to the boards already solved. Then alpha-beta searches the same start positions, to set its nodes/s
 beside df-pn's.
 
     nice python experiments/solved/run.py [--budget SECONDS] [--boards NAME ...]
+    nice python experiments/solved/run.py --certify --memory 268435456 --boards 4x4 6x4 4x5
 """
 import argparse
 import json
@@ -15,13 +17,15 @@ import os
 import sys
 import time
 
+import numpy as np
+
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 
 import ludo_flow  # noqa: E402
 from common import code_version  # noqa: E402
 from ludo_flow.render import board_field  # noqa: E402
-from ludo_flow.solve import certificate, make_certificate, solve  # noqa: E402
+from ludo_flow.solve import Prover, certificate, make_certificate, solve  # noqa: E402
 
 
 def pattern(width, height):
@@ -62,17 +66,57 @@ def solve_board(name, text, budget, memory, max_n, first_n=1):
         if solution.value == "unknown":
             break
         if solution.value != "draw":
-            t = time.monotonic()
-            cert = make_certificate(prover, state, solution.value)
-            path = os.path.join(HERE, "certificates", f"{name}-turns{n}.json.gz")
-            certificate.write(path, cert)
-            value, walked = certificate.verify(certificate.read(path))
-            assert value == solution.value
-            row.update(proof_size=cert["size"], certificate=os.path.relpath(path, HERE),
-                       verify_seconds=round(time.monotonic() - t, 1))
-            print(name, "certificate", cert["size"], "positions, verified", flush=True)
+            row.update(write_certificate(prover, state, solution.value, f"{name}-turns{n}"))
             break
     return {"board": name, "position": text, "ladder": rows}
+
+
+def write_certificate(prover, state, value, name):
+    """Write the certificate of `value` (for the side to move of `state`) as
+    certificates/NAME.json.gz, check it with the reference engine; return the fields its rung
+    keeps (proof size, file, bytes, seconds to extract, write and check)."""
+    t = time.monotonic()
+    cert = make_certificate(prover, state, value)
+    path = os.path.join(HERE, "certificates", f"{name}.json.gz")
+    certificate.write(path, cert)
+    checked, _ = certificate.verify(certificate.read(path))
+    assert checked == value
+    print(name, "certificate", cert["size"], "positions, verified", flush=True)
+    return {"proof_size": cert["size"], "certificate": os.path.relpath(path, HERE),
+            "certificate_bytes": os.path.getsize(path), "verify_seconds": round(time.monotonic() - t, 1)}
+
+
+def certify(name, board, memory):
+    """(Re)write the certificates of a board whose ladder ends in a win at N turns: the win's
+    (solved again as the ladder did, same table size) and the proof that it takes N turns, a
+    `not win` certificate at N - 1 (df-pn disproves the winner's win; the loser's strategy not
+    to lose, checked by the reference engine). Update the two rungs in `board`; return False
+    if its ladder has no win."""
+    last = board["ladder"][-1]
+    if last["value"] not in ("win", "loss") or last["max_turns"] < 2:
+        return False
+    n = last["max_turns"]
+    state = ludo_flow.load_game("flow", max_turns=n).from_string(board["position"])
+    solution, prover = solve(state, memory=memory)
+    assert solution.value == last["value"], (name, solution)
+    last.update(write_certificate(prover, state, solution.value, f"{name}-turns{n}"))
+    state = ludo_flow.load_game("flow", max_turns=n - 1).from_string(board["position"])
+    mover = state.current_player()
+    winner = mover if last["value"] == "win" else 1 - mover
+    claim = "not win" if winner == mover else "not loss"
+    prover = Prover(memory)
+    array = np.ascontiguousarray(state.array, dtype=np.uint64)
+    prover.run(array, winner, 1)  # compiles (or loads) the search before the clock starts
+    prover.nodes = 0
+    started = time.monotonic()
+    pn, dn = prover.prove(array, winner)
+    if dn != 0:
+        raise SystemExit(f"{name}: the win within {n - 1} turns is not disproven (pn {pn}, dn {dn})")
+    minimality = {"value": claim, "nodes": prover.nodes, "seconds": round(time.monotonic() - started, 2)}
+    minimality.update(write_certificate(prover, state, claim, f"{name}-turns{n - 1}-{claim.replace(' ', '')}"))
+    next(r for r in board["ladder"] if r["max_turns"] == n - 1)["minimality"] = minimality
+    print(name, n - 1, "turns:", minimality, flush=True)
+    return True
 
 
 def alphabeta_speed(text, seconds):
@@ -99,6 +143,9 @@ def main():
                         help="first rung of the ladder (the rungs below known to be draws)")
     parser.add_argument("--boards", nargs="+", default=list(BOARDS))
     parser.add_argument("--speed-only", action="store_true", help="only alpha-beta's nodes/s")
+    parser.add_argument("--certify", action="store_true",
+                        help="only (re)write the certificates of each board's shortest forced win "
+                             "in --out: the win's, and the 'not win' one a turn fewer")
     parser.add_argument("--out", default=os.path.join(HERE, "results.json"))
     args = parser.parse_args()
     os.makedirs(os.path.join(HERE, "certificates"), exist_ok=True)
@@ -108,6 +155,13 @@ def main():
             results = json.load(f)
     results.setdefault("boards", {})
     for name in args.boards:
+        if args.certify:
+            if certify(name, results["boards"][name], args.memory):
+                results["certify_command"] = " ".join(["python", "experiments/solved/run.py"] + sys.argv[1:])
+                results["certify_code"] = code_version()
+                with open(args.out, "w") as f:
+                    json.dump(results, f, indent=1)
+            continue
         if args.speed_only:
             row = results["boards"][name]
         else:

@@ -3,8 +3,12 @@
 A certificate (gzip JSON) holds one or two *claims*, each a strategy for one side:
 - `"target": "win"`: the side wins whatever the opponent does;
 - `"target": "not_lose"`: the side wins or draws whatever the opponent does.
-A won position for the side to move needs one claim (that side, win), a lost one one claim
-(the other side, win), a draw two (each side, not_lose).
+The certificate's `value` is for the side to move: a won position needs one claim (that side,
+win), a lost one one claim (the other side, win), a draw two (each side, not_lose). Two
+values claim less than a value of the game: `not win` (the side to move cannot force a win
+under `max_turns`: one claim, the other side, not_lose) and `not loss` (the side to move, not_lose).
+A `not win` certificate at N - 1 turns beside a `win` one at N proves that the shortest forced
+win takes N turns.
 
 A claim lists positions by a text key (`position_key`): for each position where the claimed
 side decides, the one action it plays (`strategy`); for each position where the opponent
@@ -199,15 +203,21 @@ def claim_depth(root, claim):
     return depth[position_key(root)]
 
 
+VALUES = ("win", "loss", "draw", "not win", "not loss")
+
+
 def verify(cert):
-    """Check every claim of a certificate and that they give its value; return
-    (value, positions walked). Raise CertificateError if anything fails."""
+    """Check every claim of a certificate and that they give its value (one of VALUES, for
+    the side to move); return (value, positions walked). Raise CertificateError if anything
+    fails."""
     root = root_position(cert)
     mover = COLOURS[root.current_player()]
     claims = cert["claims"]
     shape = sorted((c.get("side"), c.get("target")) for c in claims if isinstance(c, dict))
-    expected = {"win": [(mover, "win")], "loss": [(COLOURS[1 - root.current_player()], "win")],
-                "draw": [("black", "not_lose"), ("white", "not_lose")]}.get(cert["value"])
+    other = COLOURS[1 - root.current_player()]
+    expected = {"win": [(mover, "win")], "loss": [(other, "win")],
+                "draw": [("black", "not_lose"), ("white", "not_lose")],
+                "not win": [(other, "not_lose")], "not loss": [(mover, "not_lose")]}.get(cert["value"])
     if expected is None or shape != expected or len(claims) != len(shape):
         raise CertificateError(f"the claims do not make the value {cert['value']!r} for {mover}")
     walked = sum(verify_claim(root, claim) for claim in claims)

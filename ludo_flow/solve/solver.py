@@ -170,13 +170,17 @@ def _children(array, buf):
 
 
 def _claims_of(value, mover):
-    """Return [(side, target, attacker, proof)] the certificate of `value` needs."""
-    if value == "win":
-        return [(mover, "win", mover, True)]
-    if value == "loss":
-        return [(1 - mover, "win", 1 - mover, True)]
-    # a draw: each side's not-losing strategy is the disproof of the other side's win
-    return [(0, "not_lose", 1, False), (1, "not_lose", 0, False)]
+    """Return [(side, target, attacker, proof)] the certificate of `value` needs (one of
+    `certificate.VALUES`, for the side to move `mover`)."""
+    # a side's not-losing strategy is the disproof of the other side's win
+    claims = {"win": [(mover, "win", mover, True)],
+              "loss": [(1 - mover, "win", 1 - mover, True)],
+              "draw": [(0, "not_lose", 1, False), (1, "not_lose", 0, False)],
+              "not win": [(1 - mover, "not_lose", mover, False)],
+              "not loss": [(mover, "not_lose", 1 - mover, False)]}
+    if value not in claims:
+        raise ValueError(f"no certificate of the value {value!r}; one of {', '.join(claims)}")
+    return claims[value]
 
 
 def extract(prover, state, side, attacker, proof, with_keys=True, origin=None):
@@ -193,6 +197,7 @@ def extract(prover, state, side, attacker, proof, with_keys=True, origin=None):
     strategy, replies = {}, {}
     stack = [(root, root_ref)]
     seen = set()
+    in_claim = set()  # kernel keys of the claim's ongoing positions so far: each one holds
 
     def done(array):
         pn, dn = prover.numbers(array, attacker)
@@ -206,9 +211,10 @@ def extract(prover, state, side, attacker, proof, with_keys=True, origin=None):
         if key in seen:
             continue
         seen.add(key)
+        in_claim.add(_kernel_key(array))
         actions, children = _children(array, buf)
         if int(K.current_player(array)) == side:
-            pick = next((i for i, c in enumerate(children) if done(c)), None)
+            pick = _pick(children, in_claim, prover, attacker, proof)
             if pick is None:
                 raise RuntimeError("the proof has a hole: no child of a claimed position holds")
             a = actions[pick]
@@ -221,6 +227,23 @@ def extract(prover, state, side, attacker, proof, with_keys=True, origin=None):
             for a, c in zip(actions, children):
                 stack.append((c, position.apply(a) if with_keys else None))
     return strategy, replies
+
+
+def _pick(children, in_claim, prover, attacker, proof):
+    """Return the index of a child where the claim holds (`proof`: pn = 0 for `attacker`, else
+    dn = 0), or None. Cheapest for the certificate first: a finished game, then a position the
+    claim holds already (no positions added), then one the table knows, then the first a
+    search proves (the table may have lost it). On the small boards this halves the claims of
+    `not win` (disproofs of a win) against the first child that holds."""
+    def holds(numbers):
+        return numbers[0] == 0 if proof else numbers[1] == 0
+
+    ongoing = [int(K.result(c)) == K.ONGOING for c in children]
+    tiers = ((i for i, c in enumerate(children) if not ongoing[i] and holds(prover.numbers(c, attacker))),
+             (i for i, c in enumerate(children) if ongoing[i] and _kernel_key(c) in in_claim),
+             (i for i, c in enumerate(children) if ongoing[i] and holds(probe(prover.table, c, np.int64(attacker)))),
+             (i for i, c in enumerate(children) if ongoing[i] and holds(prover.numbers(c, attacker))))
+    return next((i for tier in tiers for i in tier), None)
 
 
 def _kernel_key(array):
@@ -251,7 +274,8 @@ def root_text(state, origin=None):
 
 
 def proof_size(prover, state, value):
-    """Return the number of positions (where a player decides) in the proof of `value`."""
+    """Return the number of positions (where a player decides) in the proof of `value` (as in
+    `make_certificate`)."""
     mover = int(K.current_player(state.array))
     total = 0
     for side, _target, attacker, proof in _claims_of(value, mover):
@@ -261,8 +285,9 @@ def proof_size(prover, state, value):
 
 
 def make_certificate(prover, state, value, origin=None):
-    """Return the certificate (a dict) of a solved `value` ('win', 'loss', 'draw'); `origin`:
-    see `root_text`."""
+    """Return the certificate (a dict) of a solved `value` for the side to move ('win', 'loss',
+    'draw', or 'not win' / 'not loss': the disproof of that side's win / of the opponent's);
+    `origin`: see `root_text`."""
     mover = int(K.current_player(state.array))
     root, after = root_text(state, origin)
     claims = []

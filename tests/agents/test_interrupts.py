@@ -259,3 +259,16 @@ def test_play_exits_130_on_ctrl_c():
         ["play", "flow", "--white", "alphabeta:depth=40", "--black", "random"])
     assert code == 130, (out, err)
     assert "interrupted" in err and "Traceback" not in err
+
+
+def test_solve_prints_what_is_known_and_exits_130_on_ctrl_c():
+    args = ["solve", "flow", "--variant", "fountain", "--max-turns", "14", "--memory", "16M"]
+    code, out, err = _interrupted_search([*args, "--time", "0.1"], args)
+    assert code == 130, (out, err)
+    lines = out.strip().splitlines()
+    assert lines[0] == "value: unknown for White to move (max_turns 14)", lines
+    nodes = int(next(line for line in lines if line.startswith("nodes: ")).split()[1])
+    seconds = float(next(line for line in lines if line.startswith("time: ")).split()[1])
+    assert nodes > 0 and seconds > 0 and not any(line.startswith("proof size") for line in lines)
+    assert "ludo-flow: interrupted: solve stopped before the value was known" in err
+    assert "Traceback" not in err

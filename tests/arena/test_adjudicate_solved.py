@@ -32,13 +32,14 @@ def tournament(tmp_path, name, max_turns, rules=("solved",), **extra):
     return Tournament("flow", PLAYERS, out=tmp_path / name, adjudicate=list(rules), **common).run()
 
 
-@pytest.mark.parametrize("max_turns,termination", [(7, "adjudicated_win"), (3, "adjudicated_draw")])
-def test_games_end_with_the_solvers_value(tmp_path, capsys, max_turns, termination):
+@pytest.mark.parametrize("max_turns,results", [(7, {"1-0", "0-1"}), (3, {"1/2-1/2"})])
+def test_games_end_with_the_solvers_value(tmp_path, capsys, max_turns, results):
+    """Wins (7 turns) and draws (3) alike end with the termination `solved`."""
     run = tournament(tmp_path, "cut.jsonl", max_turns)
     assert run.finished == 4 and run.ratings.crosstable  # adjudicated results are rated
     records = load_records(tmp_path / "cut.jsonl")
-    ends = [r["termination"] for r in records]
-    assert termination in ends and set(ends) <= {"adjudicated_win", "adjudicated_draw"}
+    assert {r["termination"] for r in records} == {"solved"}  # its own, for wins and draws
+    assert {r["result"] for r in records} & results
     for record in records:
         judged = record["adjudication"]
         assert judged["rule"] == "solved" and judged["ply"] == record["plies"] and judged["nodes"] >= 1
@@ -46,7 +47,9 @@ def test_games_end_with_the_solvers_value(tmp_path, capsys, max_turns, terminati
         assert record["settings"]["adjudicate"] == parse_adjudication(["solved"])
     assert main(["ratings", str(tmp_path / "cut.jsonl")]) == 0
     assert main(["replay", str(tmp_path / "cut.jsonl"), "--game", records[0]["id"]]) == 0
-    assert "adjudicated by the solved rule at ply" in capsys.readouterr().out
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-3].startswith("# adjudicated by the solved rule at ply") and lines[-2:] == [
+        "# solved", records[0]["result"]]
 
 
 def test_a_budget_too_small_lets_games_run_and_predictions_match(tmp_path):
@@ -56,12 +59,12 @@ def test_a_budget_too_small_lets_games_run_and_predictions_match(tmp_path):
     tournament(tmp_path, "cut.jsonl", 7, rules=("solved,nodes=1",))
     by_id = {r["id"]: r for r in load_records(tmp_path / "full.jsonl")}
     cut = load_records(tmp_path / "cut.jsonl")
-    assert {r["termination"].startswith("adjudicated_") for r in cut} == {True, False}
+    assert {r["termination"] == "solved" for r in cut} == {True, False}
     for record in cut:
         whole = by_id[record["id"]]
         assert record["moves"] == whole["moves"][:record["plies"]]
         predicted = adjudicate_record(whole, ["solved,nodes=1"])
-        if record["termination"].startswith("adjudicated_"):
+        if record["termination"] == "solved":
             assert (predicted["ply"], predicted["result"]) == (record["plies"], record["result"])
             assert record["result"] == expected_result(record)
         else:
@@ -78,6 +81,29 @@ def test_the_rule_round_trips_and_resumes(tmp_path):
     assert again.finished == 2
     with pytest.raises(TournamentError, match="adjudicate"):
         tournament(tmp_path, "a.jsonl", 7, rules=("solved,nodes=99",), games=2, resume=True)
+
+
+def test_records_of_the_solved_rule_written_before_its_termination_still_work(tmp_path, capsys):
+    """Such records say adjudicated_win / adjudicated_draw with the rule solved: they read, rate,
+    replay, show in the viewer and resume, beside new ones."""
+    from agents.records import record_line
+    from agents.viewer.frames import page_data
+    tournament(tmp_path, "a.jsonl", 7, games=4)
+    old = load_records(tmp_path / "a.jsonl")[:2]  # the other two are played again on resume
+    for record in old:
+        record["termination"] = "adjudicated_draw" if record["result"] == "1/2-1/2" else "adjudicated_win"
+    (tmp_path / "a.jsonl").write_text("".join(record_line(r) for r in old))
+    again = tournament(tmp_path, "a.jsonl", 7, games=4, resume=True)
+    assert again.finished == 4 and again.ratings.crosstable
+    records = load_records(tmp_path / "a.jsonl")
+    assert [r["termination"] for r in records] == ["adjudicated_win"] * 2 + ["solved"] * 2
+    assert all(r["adjudication"]["rule"] == "solved" for r in records)
+    assert main(["ratings", str(tmp_path / "a.jsonl")]) == 0
+    assert "random" in capsys.readouterr().out
+    assert main(["replay", str(tmp_path / "a.jsonl"), "--game", records[0]["id"]]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[-3].startswith("# adjudicated by the solved rule") and lines[-2] == "# adjudicated_win"
+    assert {g["info"]["termination"] for g in page_data(records)["games"]} == {"adjudicated_win", "solved"}
 
 
 def test_tolkuchka_is_refused(tmp_path):

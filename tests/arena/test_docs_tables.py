@@ -56,6 +56,20 @@ def test_strength_doc_is_what_strength_table_writes():
         "docs/strength.md is out of date: run python experiments/strength_table.py")
 
 
+def test_every_agent_measured_against_perfect_play_shows_it_on_each_of_its_rows():
+    # the equal-time and against-random rows had a blank cell where the figure existed
+    strength_table = load_script(REPO / "experiments" / "strength_table.py")
+    _, thrown = strength_table.perfect_play()
+    rows = [line.split(" | ") for line in (DOCS / "strength.md").read_text(encoding="utf-8").splitlines()
+            if line.startswith("| `")]
+    shown = {}
+    for cells in rows:
+        shown.setdefault(cells[0].strip("| `"), []).append(cells[-1].rstrip(" |"))
+    assert set(thrown) <= set(shown)
+    for agent, cells in shown.items():
+        assert all(cells) if agent in thrown else not any(cells), agent
+
+
 def prose(path):
     """Yield (first line number, text) of a Python file's comments and docstrings: a docstring
     whole, a run of comments on consecutive lines as one text (a number may wrap to the next)."""

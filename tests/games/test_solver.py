@@ -8,10 +8,11 @@ import pytest
 
 import ludo_flow
 from ludo_flow.solve import Prover, certificate, make_certificate, proof_size, solve
-from ludo_flow.solve.minimax import minimax_table, value_for_mover
+from ludo_flow.solve.minimax import forced_win, minimax_table, value_for_mover
 
 SAME_FILES = "p1p1/p1p1/P1P1/P1P1 w 1 - 0"        # the 4x4 setup of RULES.md
 STAGGERED = "1p1p/p1p1/P1P1/1P1P w 1 - 0"
+SOLVED = Path(__file__).resolve().parents[2] / "experiments" / "solved"
 
 
 def flow(max_turns):
@@ -25,23 +26,31 @@ def reached(state, path):
     return state
 
 
-@pytest.mark.parametrize("text,max_turns,every", [(SAME_FILES, 3, 3), (STAGGERED, 2, 1)])
-def test_dfpn_agrees_with_reference_minimax_on_every_position_it_covers(text, max_turns, every):
+@pytest.mark.parametrize("text,max_turns", [(SAME_FILES, 3), (STAGGERED, 2)])
+def test_dfpn_agrees_with_reference_minimax_on_every_position_it_covers(text, max_turns):
     table = minimax_table(certificate.parse_position(text, max_turns))
     assert sum(" choose " in key for key in table) > 50  # wash choices are covered
     start = flow(max_turns).from_string(text)
     prover = Prover(1 << 20)  # one table for all: entries of earlier positions are reused
     checked = 0
-    for i, (key, (white_value, path)) in enumerate(sorted(table.items())):
-        if i % every:
-            continue
+    for key, (white_value, path) in sorted(table.items()):
         state = reached(start, path)
         if state.is_terminal():
             continue
         solution, _ = solve(state, prover=prover)
         assert solution.value == value_for_mover(white_value, state.current_player()), key
         checked += 1
-    assert checked > 700
+    assert checked > 750
+
+
+def test_reference_minimax_rederives_the_published_4x4_value():
+    """The 4x4 start: White forces a win within 7 turns and not within 6, found by the AND/OR
+    minimax over the reference engine alone; results.json publishes the same."""
+    assert forced_win(certificate.parse_position(SAME_FILES, 7), 0)[0]
+    assert not forced_win(certificate.parse_position(SAME_FILES, 6), 0)[0]
+    board = json.loads((SOLVED / "results.json").read_text())["boards"]["4x4"]
+    assert board["position"] == SAME_FILES
+    assert [(r["max_turns"], r["value"]) for r in board["ladder"]][-2:] == [(6, "draw"), (7, "win")]
 
 
 def test_a_tiny_table_gives_the_same_values():
@@ -92,6 +101,26 @@ def test_a_broken_certificate_fails():
         certificate.verify(cert)
 
 
+def test_not_win_and_not_loss_certificates_verify_and_a_false_one_fails():
+    state = flow(3).from_string(SAME_FILES)  # a draw within 3 turns
+    solution, prover = solve(state)
+    assert solution.value == "draw"
+    for value in ("not win", "not loss"):
+        cert = make_certificate(prover, state, value)
+        assert [c["side"] for c in cert["claims"]] == [{"not win": "black", "not loss": "white"}[value]]
+        assert cert["size"] == proof_size(prover, state, value) > 0
+        assert certificate.verify(cert)[0] == value
+    cert["value"] = "not win"  # White's strategy not to lose is no proof that White cannot win
+    with pytest.raises(certificate.CertificateError, match="claims do not make"):
+        certificate.verify(cert)
+    # the published proof that White has no win within 6 turns does not hold with 7: it wins
+    cert = certificate.read(SOLVED / "certificates" / "4x4-turns6-notwin.json.gz")
+    assert certificate.verify(cert)[0] == "not win"
+    cert["max_turns"] = 7
+    with pytest.raises(certificate.CertificateError, match=" 6: the replies listed are not the legal ones"):
+        certificate.verify(cert)
+
+
 def test_a_choose_phase_root_and_its_certificate():
     """The rule page's loop position: ~c4 loops, ~d4 is the lone legal wash."""
     game = flow(2)
@@ -121,19 +150,24 @@ def test_the_table_is_bounded():
     assert new_table(1000).dtype == np.uint64
 
 
-SOLVED = Path(__file__).resolve().parents[2] / "experiments" / "solved"
-
-
 def _published():
-    """Return [(board, ladder row)] of every certificate the solved table publishes."""
+    """Return [(board, max_turns, value, proof size, certificate)] of every certificate the
+    solved table publishes: the shortest wins, and at one turn fewer the proofs of no win."""
     results = json.loads((SOLVED / "results.json").read_text())
-    return [(name, row) for name, board in sorted(results["boards"].items())
-            for row in board["ladder"] if row.get("certificate")]
+    found = []
+    for name, board in sorted(results["boards"].items()):
+        for row in board["ladder"]:
+            for claim in (row, row.get("minimality")):
+                if claim and claim.get("certificate"):
+                    value = claim.get("value", row["value"])
+                    found.append((name, row["max_turns"], value, claim["proof_size"], claim["certificate"]))
+    return found
 
 
-@pytest.mark.parametrize("board,row", [pytest.param(b, r, id=b, marks=[pytest.mark.slow] if r["proof_size"] > 5000 else [])
-                                       for b, r in _published()])
-def test_the_published_certificates_verify(board, row):
-    cert = certificate.read(SOLVED / row["certificate"])
-    assert cert["max_turns"] == row["max_turns"] and cert["size"] == row["proof_size"]
-    assert certificate.verify(cert)[0] == row["value"]
+@pytest.mark.parametrize("board,max_turns,value,size,path", [
+    pytest.param(*entry, id=f"{entry[0]}-{entry[1]}", marks=[pytest.mark.slow] if entry[3] > 5000 else [])
+    for entry in _published()])
+def test_the_published_certificates_verify(board, max_turns, value, size, path):
+    cert = certificate.read(SOLVED / path)
+    assert cert["max_turns"] == max_turns and cert["size"] == size
+    assert certificate.verify(cert)[0] == value
