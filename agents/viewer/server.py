@@ -83,8 +83,12 @@ def _search_worker(conn, game_name, variant, params, spec):
     MCTS: `agents.base.report_progress`) thinks, send ("progress", figures) messages first."""
     from agents.base import report_progress
     from agents.registry import make_agent
+    from agents.warmup import warm_up
     game = ludo_flow.load_game(game_name, variant, **params)
     agent = make_agent(spec, game)
+    # compile (or load) the search before the first request: else a first search from a cold
+    # cache spends its time budget compiling and plays after a slice of search
+    warm_up(game, game.new_initial_state().to_string(), [spec])
     reports = report_progress(agent)
     seeded = None
     while True:
@@ -207,8 +211,7 @@ class Searcher:
         """Stop a running search by ending the worker (the next search starts another)."""
         if self.process is not None:
             if self.started is not None:
-                self.process.terminate()
-                self.process.join(5)
+                _end(self.process)
                 self.process = None
             elif self.conn is not None and self.process is not None and not self.process.is_alive():
                 self.process = None
@@ -222,10 +225,18 @@ class Searcher:
                 self.conn.close()
             except OSError:
                 pass
-            self.process.terminate()
-            self.process.join(5)
+            _end(self.process)
             self.process = None
         self.started = None
+
+
+def _end(process):
+    """End a worker: SIGTERM, then SIGKILL if it has not gone within 5 s."""
+    process.terminate()
+    process.join(5)
+    if process.is_alive():
+        process.kill()
+        process.join(5)
 
 
 # ---- one game in one tab ------------------------------------------------------------------------
@@ -478,13 +489,32 @@ class PlayServer(ThreadingHTTPServer):
                 idle = [sid for sid, s in self.sessions.items() if s is not None and now - s.seen > limit]
                 live = [s for s in self.sessions.values() if s is not None and now - s.seen <= limit]
             for sid in idle:
-                self.close_session(sid)
+                self._reaping(self._drop_if_idle, sid)
             for session in live:
-                try:
-                    with session.lock:
-                        session.update()
-                except Exception as err:  # noqa: BLE001 - the reaper goes on
-                    sys.stderr.write(f"ludo-flow serve: {type(err).__name__}: {err}\n")
+                self._reaping(_update, session)
+
+    def _drop_if_idle(self, sid):
+        """Close session `sid` unless a request is being answered for it (building an answer
+        may compile kernels for longer than the idle time, before the page can ping)."""
+        with self.lock:
+            session = self.sessions.get(sid)
+        if session is None or not session.lock.acquire(blocking=False):
+            return
+        try:
+            idle = time.monotonic() - session.seen > self.config.idle
+        finally:
+            session.lock.release()
+        if idle:
+            self.close_session(sid)
+
+    @staticmethod
+    def _reaping(job, arg):
+        """Run one of the reaper's jobs; an error is printed and the reaper goes on (were it to
+        stop, pages gone without saying so would keep their workers)."""
+        try:
+            job(arg)
+        except Exception as err:  # noqa: BLE001 - the reaper goes on
+            sys.stderr.write(f"ludo-flow serve: {type(err).__name__}: {err}\n")
 
     def server_close(self):
         """Stop the reaper and every session's worker, then close the socket."""
@@ -494,6 +524,12 @@ class PlayServer(ThreadingHTTPServer):
         for sid in sids:
             self.close_session(sid)
         super().server_close()
+
+
+def _update(session):
+    """Collect a session's search reports and move under its lock."""
+    with session.lock:
+        session.update()
 
 
 class PlayHandler(BaseHTTPRequestHandler):
@@ -574,7 +610,7 @@ class PlayHandler(BaseHTTPRequestHandler):
                 session = self.server.session(sid)
                 with session.lock:
                     session.update()
-                    self._json(HTTPStatus.OK, session.view())
+                    self._answer(session)
                 return
             if method == "POST" and path.path.startswith("/api/"):
                 self._post(path.path[5:], self._body())
@@ -610,7 +646,7 @@ class PlayHandler(BaseHTTPRequestHandler):
                 server.close_session(old)
             session = server.new_session(SIDES.index(human), spec)
             with session.lock:
-                self._json(HTTPStatus.OK, session.view())
+                self._answer(session)
             return
         if action == "close":
             server.close_session(body.get("session"))
@@ -633,7 +669,12 @@ class PlayHandler(BaseHTTPRequestHandler):
                 session.swap()
             else:
                 raise RequestError(HTTPStatus.NOT_FOUND, f"no such request: {action[:40]}")
-            self._json(HTTPStatus.OK, session.view())
+            self._answer(session)
+
+    def _answer(self, session):
+        """Send the view of `session`; its page was answered now, so its idle time starts now."""
+        self._json(HTTPStatus.OK, session.view())
+        session.seen = time.monotonic()
 
     def do_GET(self):  # noqa: N802 - the name http.server calls
         self._handle("GET")

@@ -123,6 +123,26 @@ def test_a_page_that_pings_keeps_its_game_however_long_the_person_thinks(tmp_pat
         assert status == 404 and "reload" in answer["error"]  # its page stopped pinging: dropped
 
 
+def test_a_game_whose_answer_takes_longer_than_the_idle_time_is_kept(tmp_path, monkeypatch):
+    # A fresh cache compiles the kernels while the first game's view is built, for longer than
+    # the idle time, and the page cannot ping before it has its answer: the reaper dropped the
+    # game it was building. Idle time counts from the answer; a session being answered is busy.
+    from agents.viewer import server as server_module
+    slow = server_module.Session.view
+
+    def view(session):
+        time.sleep(1.0)
+        return slow(session)
+    monkeypatch.setattr(server_module.Session, "view", view)
+    with serving(tmp_path, idle=0.3) as srv:
+        status, kept = api(srv, "POST", "/api/new", {})
+        assert status == 200
+        time.sleep(0.15)  # the page pings within half the idle time of its answer
+        assert api(srv, "POST", "/api/ping", {"session": kept["session"]}) == (200, {"open": True})
+        time.sleep(1.0)  # no ping for over three idle times: now it goes
+        assert api(srv, "POST", "/api/ping", {"session": kept["session"]}) == (200, {"open": False})
+
+
 def test_bad_requests_get_4xx_json(server):
     status, view = api(server, "POST", "/api/new", {})
     sid = view["session"]
