@@ -206,6 +206,15 @@ def claim_depth(root, claim):
 VALUES = ("win", "loss", "draw", "not win", "not loss")
 
 
+def value_claims(value, mover):
+    """Return [(side, target)] of the claims a certificate of `value` (one of VALUES) holds for
+    the side to move `mover` (0 White, 1 Black), or None for another value."""
+    other = 1 - mover
+    return {"win": [(mover, "win")], "loss": [(other, "win")],
+            "draw": [(0, "not_lose"), (1, "not_lose")],
+            "not win": [(other, "not_lose")], "not loss": [(mover, "not_lose")]}.get(value)
+
+
 def verify(cert):
     """Check every claim of a certificate and that they give its value (one of VALUES, for
     the side to move); return (value, positions walked). Raise CertificateError if anything
@@ -214,10 +223,8 @@ def verify(cert):
     mover = COLOURS[root.current_player()]
     claims = cert["claims"]
     shape = sorted((c.get("side"), c.get("target")) for c in claims if isinstance(c, dict))
-    other = COLOURS[1 - root.current_player()]
-    expected = {"win": [(mover, "win")], "loss": [(other, "win")],
-                "draw": [("black", "not_lose"), ("white", "not_lose")],
-                "not win": [(other, "not_lose")], "not loss": [(mover, "not_lose")]}.get(cert["value"])
+    needed = value_claims(cert["value"], root.current_player())
+    expected = None if needed is None else sorted((COLOURS[side], target) for side, target in needed)
     if expected is None or shape != expected or len(claims) != len(shape):
         raise CertificateError(f"the claims do not make the value {cert['value']!r} for {mover}")
     walked = sum(verify_claim(root, claim) for claim in claims)

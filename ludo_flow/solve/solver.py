@@ -172,15 +172,12 @@ def _children(array, buf):
 def _claims_of(value, mover):
     """Return [(side, target, attacker, proof)] the certificate of `value` needs (one of
     `certificate.VALUES`, for the side to move `mover`)."""
-    # a side's not-losing strategy is the disproof of the other side's win
-    claims = {"win": [(mover, "win", mover, True)],
-              "loss": [(1 - mover, "win", 1 - mover, True)],
-              "draw": [(0, "not_lose", 1, False), (1, "not_lose", 0, False)],
-              "not win": [(1 - mover, "not_lose", mover, False)],
-              "not loss": [(mover, "not_lose", 1 - mover, False)]}
-    if value not in claims:
-        raise ValueError(f"no certificate of the value {value!r}; one of {', '.join(claims)}")
-    return claims[value]
+    claims = certificate.value_claims(value, mover)
+    if claims is None:
+        raise ValueError(f"no certificate of the value {value!r}; one of {', '.join(certificate.VALUES)}")
+    # a win is proven for its side; a side's not-losing strategy disproves the other side's win
+    return [(side, target, side if target == "win" else 1 - side, target == "win")
+            for side, target in claims]
 
 
 def extract(prover, state, side, attacker, proof, with_keys=True, origin=None):
