@@ -69,8 +69,10 @@ def test_resume_cuts_only_a_cut_last_line_after_checking_the_whole_file(tmp_path
 @pytest.mark.slow
 def test_a_second_runner_on_the_same_file_refuses_at_once_naming_the_first(tmp_path):
     out = tmp_path / "locked.jsonl"
+    # a million games: the first runner must still hold the file when the second starts (a warm
+    # cache plays 200 of these games in about a second)
     first = subprocess.Popen([sys.executable, "-m", "agents.cli", "tournament", "flow", "--agents",
-                              "alphabeta:depth=3", "random", "--games", "200", "--workers", "0", "--quiet",
+                              "alphabeta:depth=3", "random", "--games", "1000000", "--workers", "0", "--quiet",
                               "--out", str(out)], cwd=REPO, stdout=subprocess.DEVNULL,
                              stderr=subprocess.DEVNULL)
     try:
@@ -79,12 +81,12 @@ def test_a_second_runner_on_the_same_file_refuses_at_once_naming_the_first(tmp_p
             time.sleep(0.2)
         assert out.stat().st_size > 0, "the first runner wrote no record"
         began = time.time()
-        second = ludo_flow("tournament", "flow", "--agents", "alphabeta:depth=3", "random", "--games", "200",
+        second = ludo_flow("tournament", "flow", "--agents", "alphabeta:depth=3", "random", "--games", "1000000",
                            "--workers", "0", "--quiet", "--out", out, "--resume")
         line = one_line_error(second)
         assert f"in use by process {first.pid}" in line
         assert time.time() - began < 30  # before any warm-up or game
-        fresh = ludo_flow("tournament", "flow", "--agents", "alphabeta:depth=3", "random", "--games", "200",
+        fresh = ludo_flow("tournament", "flow", "--agents", "alphabeta:depth=3", "random", "--games", "1000000",
                           "--workers", "0", "--quiet", "--out", out)
         assert "in use by process" in one_line_error(fresh) or "exists" in fresh.stderr
     finally:
