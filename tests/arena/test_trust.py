@@ -147,8 +147,9 @@ def _gone(pids, seconds=20):
 @pytest.mark.parametrize("how", ["SIGTERM", "SIGKILL"])
 def test_sigterm_stops_like_ctrl_c_and_workers_die_with_their_runner(tmp_path, how):
     out = tmp_path / "t.jsonl"
+    # a million games: the runner must still be playing when the signal comes
     runner = subprocess.Popen([sys.executable, "-m", "agents.cli", "tournament", "flow", "--agents",
-                               "alphabeta:depth=2", "random", "--games", "400", "--workers", "2",
+                               "alphabeta:depth=2", "random", "--games", "1000000", "--workers", "2",
                                "--out", str(out), "--quiet"], cwd=REPO, stdout=subprocess.PIPE,
                               stderr=subprocess.PIPE, text=True)
     try:
