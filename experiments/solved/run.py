@@ -40,7 +40,7 @@ def pattern(width, height):
 
 
 BOARDS = {f"{w}x{h}": pattern(w, h) for w, h in ((4, 4), (5, 4), (4, 5), (6, 4), (4, 6), (5, 5),
-                                                  (6, 5), (5, 6), (6, 6))}
+                                                  (6, 5), (5, 6), (6, 6), (4, 7), (4, 8), (8, 4))}
 BOARDS["fountain"] = ludo_flow.FlowGame.variants["fountain"]
 BOARDS["stones"] = ludo_flow.FlowGame.variants["stones"]
 del BOARDS["5x5"]  # the fountain variant is the 5x5 pattern
@@ -57,6 +57,7 @@ def solve_board(name, text, budget, memory, max_n, first_n=1):
             break
         game = ludo_flow.load_game("flow", max_turns=n)
         state = game.from_string(text)
+        prover = None  # the last rung's table goes before this rung's is made: one table at a time
         solution, prover = solve(state, memory=memory, time_limit=left)
         row = {"max_turns": n, "value": solution.value, "nodes": solution.nodes,
                "seconds": round(solution.seconds, 2),
@@ -104,6 +105,7 @@ def certify(name, board, memory):
     mover = state.current_player()
     winner = mover if last["value"] == "win" else 1 - mover
     claim = "not win" if winner == mover else "not loss"
+    prover = None  # the win's table goes first: one table of `memory` bytes at a time
     prover = Prover(memory)
     array = np.ascontiguousarray(state.array, dtype=np.uint64)
     prover.run(array, winner, 1)  # compiles (or loads) the search before the clock starts
