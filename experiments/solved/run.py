@@ -40,7 +40,7 @@ def pattern(width, height):
 
 
 BOARDS = {f"{w}x{h}": pattern(w, h) for w, h in ((4, 4), (5, 4), (4, 5), (6, 4), (4, 6), (5, 5),
-                                                  (6, 5), (5, 6), (6, 6), (4, 7), (4, 8), (8, 4))}
+                                                  (6, 5), (5, 6), (6, 6), (4, 7), (8, 4))}
 BOARDS["fountain"] = ludo_flow.FlowGame.variants["fountain"]
 BOARDS["stones"] = ludo_flow.FlowGame.variants["stones"]
 del BOARDS["5x5"]  # the fountain variant is the 5x5 pattern
@@ -159,8 +159,9 @@ def main():
     for name in args.boards:
         if args.certify:
             if certify(name, results["boards"][name], args.memory):
-                results["certify_command"] = " ".join(["python", "experiments/solved/run.py"] + sys.argv[1:])
-                results["certify_code"] = code_version()
+                results["boards"][name]["certify"] = {
+                    "command": " ".join(["python", "experiments/solved/run.py"] + sys.argv[1:]),
+                    "code": code_version()}
                 with open(args.out, "w") as f:
                     json.dump(results, f, indent=1)
             continue
