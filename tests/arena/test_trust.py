@@ -71,23 +71,20 @@ def test_a_second_runner_on_the_same_file_refuses_at_once_naming_the_first(tmp_p
     out = tmp_path / "locked.jsonl"
     # a million games: the first runner must still hold the file when the second starts (a warm
     # cache plays 200 of these games in about a second)
-    first = subprocess.Popen([sys.executable, "-m", "agents.cli", "tournament", "flow", "--agents",
-                              "alphabeta:depth=3", "random", "--games", "1000000", "--workers", "0", "--quiet",
-                              "--out", str(out)], cwd=REPO, stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+    tournament = ["tournament", "flow", "--agents", "alphabeta:depth=3", "random", "--games", "1000000",
+                  "--workers", "0", "--quiet", "--out", str(out)]
+    first = subprocess.Popen([sys.executable, "-m", "agents.cli", *tournament], cwd=REPO,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.time() + 240
         while time.time() < deadline and not (out.exists() and out.stat().st_size > 0):
             time.sleep(0.2)
         assert out.stat().st_size > 0, "the first runner wrote no record"
         began = time.time()
-        second = ludo_flow("tournament", "flow", "--agents", "alphabeta:depth=3", "random", "--games", "1000000",
-                           "--workers", "0", "--quiet", "--out", out, "--resume")
-        line = one_line_error(second)
+        line = one_line_error(ludo_flow(*tournament, "--resume"))
         assert f"in use by process {first.pid}" in line
         assert time.time() - began < 30  # before any warm-up or game
-        fresh = ludo_flow("tournament", "flow", "--agents", "alphabeta:depth=3", "random", "--games", "1000000",
-                          "--workers", "0", "--quiet", "--out", out)
+        fresh = ludo_flow(*tournament)
         assert "in use by process" in one_line_error(fresh) or "exists" in fresh.stderr
     finally:
         first.kill()  # a lock left by a killed runner never blocks a resume
